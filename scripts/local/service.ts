@@ -1,0 +1,56 @@
+/**
+ * The whole service on one machine: DynamoDB Local (or an existing endpoint),
+ * the table, and the HTTP server in front of the Lambda handlers. Used by
+ * `npm start`, the integration tests and the benchmarks.
+ */
+import { createServer, type Server } from 'node:http';
+import { HANDLER_NAMES } from '../../shared/http/routes.js';
+import { apiGatewayAdapter, loadHandlers } from './api-gateway-adapter.js';
+import { prepareTable } from './create-table.js';
+import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.js';
+
+export interface LocalServiceOptions {
+  port: number;
+  host?: string;
+  /** Keep DynamoDB Local's data in this directory instead of in memory. */
+  dataDirectory?: string;
+}
+
+export interface LocalService {
+  url: string;
+  dynamoDbEndpoint: string;
+  stop(): Promise<void>;
+}
+
+export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
+  let database: DynamoDbLocal | undefined;
+  if (!process.env.PLACEMENT_DYNAMODB_ENDPOINT) {
+    database = await startDynamoDbLocal({ dataDirectory: options.dataDirectory });
+    process.env.PLACEMENT_DYNAMODB_ENDPOINT = database.endpoint;
+  }
+  const endpoint = process.env.PLACEMENT_DYNAMODB_ENDPOINT;
+  try {
+    await prepareTable();
+    const handlers = await loadHandlers(HANDLER_NAMES);
+    const server: Server = createServer(apiGatewayAdapter(handlers));
+    server.keepAliveTimeout = 65_000;
+    const host = options.host ?? '127.0.0.1';
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port, host, resolve);
+    });
+    const { port } = server.address() as { port: number };
+    return {
+      url: `http://${host}:${port}`,
+      dynamoDbEndpoint: endpoint,
+      stop: async () => {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+        await database?.stop();
+      },
+    };
+  } catch (error) {
+    await database?.stop();
+    throw error;
+  }
+}

@@ -1,0 +1,22 @@
+/**
+ * `npm start`: the embedded default. Serves Placement on 127.0.0.1:${PORT:-8778}
+ * backed by an in-memory DynamoDB Local (PLACEMENT_DATA_DIR keeps the data on
+ * disk; PLACEMENT_DYNAMODB_ENDPOINT uses a DynamoDB that is already running).
+ */
+import { startLocalService } from './local/service.js';
+
+const port = Number(process.env.PORT ?? 8778);
+const service = await startLocalService({ port, dataDirectory: process.env.PLACEMENT_DATA_DIR || undefined });
+console.log(`Placement listening on ${service.url} (DynamoDB at ${service.dynamoDbEndpoint})`);
+
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    service.stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  });
+}

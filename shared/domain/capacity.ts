@@ -1,0 +1,54 @@
+/**
+ * Capacity math: how much of a class a provider can hand out and whether an
+ * amount fits the inventory's constraints. Pure.
+ */
+import { conflict } from '../http/errors.js';
+import type { Inventory, Provider, Resources } from './model.js';
+
+/** Usable capacity: (total - reserved) * allocation_ratio, as upstream computes it. */
+export function capacity(inventory: Inventory): number {
+  return (inventory.total - inventory.reserved) * inventory.allocation_ratio;
+}
+
+/** What is left once current usage is taken off; never rounded, like upstream. */
+export function freeCapacity(inventory: Inventory, used: number): number {
+  return capacity(inventory) - used;
+}
+
+/** Free capacity of every class of a provider: what claim conditions compare against. */
+export function freeCapacities(provider: Pick<Provider, 'inventories' | 'usages'>): Resources {
+  return Object.fromEntries(
+    Object.entries(provider.inventories).map(([resourceClass, inventory]) => [
+      resourceClass,
+      freeCapacity(inventory, provider.usages[resourceClass] ?? 0),
+    ]),
+  );
+}
+
+/** True when one allocation of `amount` respects min_unit, max_unit and step_size. */
+export function fitsConstraints(inventory: Inventory, amount: number): boolean {
+  return amount >= inventory.min_unit && amount <= inventory.max_unit && amount % inventory.step_size === 0;
+}
+
+const unableToAllocate = (detail: string) => conflict(`Unable to allocate inventory: ${detail}`);
+
+/**
+ * Checks that a consumer may hold `amount` of a class on a provider, given
+ * what everyone else already uses there (`usedByOthers`).
+ */
+export function checkAllocation(provider: Provider, resourceClass: string, amount: number, usedByOthers: number): void {
+  const inventory = provider.inventories[resourceClass];
+  if (inventory === undefined) {
+    throw unableToAllocate(`Inventory for '${resourceClass}' on resource provider '${provider.uuid}' invalid.`);
+  }
+  if (!fitsConstraints(inventory, amount)) {
+    throw unableToAllocate(
+      `Unable to create allocation for '${resourceClass}' on resource provider '${provider.uuid}'. The requested amount would violate inventory constraints.`,
+    );
+  }
+  if (capacity(inventory) < usedByOthers + amount) {
+    throw unableToAllocate(
+      `Unable to create allocation for '${resourceClass}' on resource provider '${provider.uuid}'. The requested amount would exceed the capacity.`,
+    );
+  }
+}

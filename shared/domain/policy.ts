@@ -1,0 +1,172 @@
+/**
+ * Policy: oslo.policy-style check strings evaluated against the caller's
+ * identity. Pure; the rule set is data (config/policy-rules.json holds
+ * upstream's default rule names and check strings).
+ */
+
+/** Who is calling, as the authentication step (noauth2 or Keystone) found it. */
+export interface Identity {
+  userId: string;
+  projectId: string | undefined;
+  roles: string[];
+  /** "all" for a system-scoped token. */
+  systemScope: string | undefined;
+}
+
+export type Target = Record<string, string | undefined>;
+
+type Check =
+  | { kind: 'const'; value: boolean }
+  | { kind: 'not'; check: Check }
+  | { kind: 'and' | 'or'; checks: Check[] }
+  | { kind: 'rule'; name: string }
+  | { kind: 'match'; key: string; value: string };
+
+/** Parses a check string ("role:reader and (system_scope:all or rule:x)"). Throws on bad syntax. */
+export function parseCheck(text: string): Check {
+  const tokens = text.match(/\(|\)|[^\s()]+/g) ?? [];
+  let position = 0;
+  const peek = () => tokens[position]?.toLowerCase();
+
+  const parseOr = (): Check => {
+    const checks = [parseAnd()];
+    while (peek() === 'or') {
+      position++;
+      checks.push(parseAnd());
+    }
+    return checks.length === 1 ? checks[0]! : { kind: 'or', checks };
+  };
+  const parseAnd = (): Check => {
+    const checks = [parseNot()];
+    while (peek() === 'and') {
+      position++;
+      checks.push(parseNot());
+    }
+    return checks.length === 1 ? checks[0]! : { kind: 'and', checks };
+  };
+  const parseNot = (): Check => {
+    if (peek() === 'not') {
+      position++;
+      return { kind: 'not', check: parseNot() };
+    }
+    return parseAtom();
+  };
+  const parseAtom = (): Check => {
+    const token = tokens[position++];
+    if (token === undefined) throw new Error(`unexpected end of check string: ${JSON.stringify(text)}`);
+    if (token === '(') {
+      const inner = parseOr();
+      if (tokens[position++] !== ')') throw new Error(`missing ")" in check string: ${JSON.stringify(text)}`);
+      return inner;
+    }
+    if (token === '@') return { kind: 'const', value: true };
+    if (token === '!') return { kind: 'const', value: false };
+    const colon = token.indexOf(':');
+    if (colon <= 0 || colon === token.length - 1) {
+      throw new Error(`invalid check ${JSON.stringify(token)} in check string: ${JSON.stringify(text)}`);
+    }
+    const key = token.slice(0, colon);
+    const value = token.slice(colon + 1);
+    return key === 'rule' ? { kind: 'rule', name: value } : { kind: 'match', key, value };
+  };
+
+  if (tokens.length === 0) return { kind: 'const', value: true };
+  const check = parseOr();
+  if (position !== tokens.length) throw new Error(`unexpected ${JSON.stringify(tokens[position])} in check string: ${JSON.stringify(text)}`);
+  return check;
+}
+
+function credential(identity: Identity, key: string): string | undefined {
+  switch (key) {
+    case 'project_id':
+      return identity.projectId;
+    case 'user_id':
+      return identity.userId;
+    case 'system_scope':
+      return identity.systemScope;
+    default:
+      return undefined;
+  }
+}
+
+export interface PolicyRule {
+  name: string;
+  check: Check;
+  /** Scopes the rule accepts when scope is enforced ("system", "project"). */
+  scopeTypes: string[];
+}
+
+export class Policy {
+  constructor(
+    private readonly rules: ReadonlyMap<string, PolicyRule>,
+    private readonly enforceScope: boolean,
+  ) {}
+
+  /** True when the identity may perform the action on the target. */
+  allows(action: string, identity: Identity, target: Target): boolean {
+    const rule = this.rules.get(action);
+    if (rule === undefined) return false;
+    if (this.enforceScope && rule.scopeTypes.length > 0) {
+      const scope = identity.systemScope ? 'system' : 'project';
+      if (!rule.scopeTypes.includes(scope)) return false;
+    }
+    return this.evaluate(rule.check, identity, target, new Set());
+  }
+
+  private evaluate(check: Check, identity: Identity, target: Target, seen: Set<string>): boolean {
+    switch (check.kind) {
+      case 'const':
+        return check.value;
+      case 'not':
+        return !this.evaluate(check.check, identity, target, seen);
+      case 'and':
+        return check.checks.every((inner) => this.evaluate(inner, identity, target, seen));
+      case 'or':
+        return check.checks.some((inner) => this.evaluate(inner, identity, target, seen));
+      case 'rule': {
+        const rule = this.rules.get(check.name);
+        if (rule === undefined || seen.has(check.name)) return false;
+        return this.evaluate(rule.check, identity, target, new Set([...seen, check.name]));
+      }
+      case 'match': {
+        if (check.key === 'role') return identity.roles.some((role) => role.toLowerCase() === check.value.toLowerCase());
+        const substitution = /^%\((\w+)\)s$/.exec(check.value);
+        const expected = substitution ? target[substitution[1]!] : check.value;
+        const actual = credential(identity, check.key);
+        return actual !== undefined && expected !== undefined && actual === expected;
+      }
+    }
+  }
+}
+
+export interface RuleDefault {
+  name: string;
+  check_str: string;
+  deprecated_check_str?: string;
+  scope_types?: string[];
+}
+
+export interface PolicyOptions {
+  /** oslo.policy enforce_new_defaults: false keeps the deprecated (legacy) rules as an alternative. */
+  enforceNewDefaults: boolean;
+  enforceScope: boolean;
+  /** Operator overrides, rule name to check string (a policy file). */
+  overrides?: Record<string, string>;
+}
+
+/** Builds the policy from upstream's defaults, the mode and any overrides. */
+export function buildPolicy(defaults: RuleDefault[], options: PolicyOptions): Policy {
+  const rules = new Map<string, PolicyRule>();
+  for (const rule of defaults) {
+    const override = options.overrides?.[rule.name];
+    let text = override ?? rule.check_str;
+    if (override === undefined && !options.enforceNewDefaults && rule.deprecated_check_str) {
+      text = `(${rule.check_str}) or (${rule.deprecated_check_str})`;
+    }
+    rules.set(rule.name, { name: rule.name, check: parseCheck(text), scopeTypes: rule.scope_types ?? [] });
+  }
+  for (const [name, text] of Object.entries(options.overrides ?? {})) {
+    if (!rules.has(name)) rules.set(name, { name, check: parseCheck(text), scopeTypes: [] });
+  }
+  return new Policy(rules, options.enforceScope);
+}

@@ -1,0 +1,11 @@
+/** The standard resource classes (os-resource-classes 1.1.0) and traits (os-traits 3.9.0). */
+import standardClasses from '../../config/os-resource-classes-1.1.0.json' with { type: 'json' };
+import standardTraits from '../../config/os-traits-3.9.0.json' with { type: 'json' };
+
+export const STANDARD_RESOURCE_CLASSES: readonly string[] = standardClasses.resource_classes;
+export const STANDARD_TRAITS: readonly string[] = standardTraits.traits;
+
+const standardClassSet = new Set(STANDARD_RESOURCE_CLASSES);
+const standardTraitSet = new Set(STANDARD_TRAITS);
+export const isStandardResourceClass = (name: string): boolean => standardClassSet.has(name);
+export const isStandardTrait = (name: string): boolean => standardTraitSet.has(name);

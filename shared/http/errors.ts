@@ -1,0 +1,90 @@
+/**
+ * The one typed error of the service. Handlers and the domain throw it; the
+ * error middleware (shared/http/middleware/errors.ts) is the only place that
+ * turns it into Placement's JSON error body.
+ */
+
+/** Error codes Placement puts in the `code` field from microversion 1.23. */
+export const ErrorCode = {
+  DEFAULT: 'placement.undefined_code',
+  INVENTORY_INUSE: 'placement.inventory.inuse',
+  CONCURRENT_UPDATE: 'placement.concurrent_update',
+  DUPLICATE_NAME: 'placement.duplicate_name',
+  PROVIDER_IN_USE: 'placement.resource_provider.inuse',
+  PROVIDER_CANNOT_DELETE_PARENT: 'placement.resource_provider.cannot_delete_parent',
+  RESOURCE_PROVIDER_NOT_FOUND: 'placement.resource_provider.not_found',
+  ILLEGAL_DUPLICATE_QUERYPARAM: 'placement.query.duplicate_key',
+  QUERYPARAM_BAD_VALUE: 'placement.query.bad_value',
+  QUERYPARAM_MISSING_VALUE: 'placement.query.missing_value',
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  409: 'Conflict',
+  413: 'Request Entity Too Large',
+  415: 'Unsupported Media Type',
+  500: 'Internal Server Error',
+  501: 'Not Implemented',
+};
+
+/** The generic sentence upstream (webob) puts before the specific message. */
+const EXPLANATIONS: Record<number, string> = {
+  400: 'The server could not comply with the request since it is either malformed or otherwise incorrect.',
+  403: 'Access was denied to this resource.',
+  404: 'The resource could not be found.',
+  409: 'There was a conflict when trying to complete your request.',
+  413: 'The request is larger than the server is willing or able to process.',
+  500: 'The server has either erred or is incapable of performing the requested operation.',
+  501: 'The server has either erred or is incapable of performing the requested operation.',
+};
+
+export interface HttpErrorOptions {
+  code?: ErrorCode;
+  headers?: Record<string, string>;
+  /** Extra members of the error object (406 adds max_version/min_version). */
+  extra?: Record<string, unknown>;
+  /** Replaces the default explanation sentence (405, 406 and 415 name the request's method or type). */
+  explanation?: string;
+  /** False for errors raised before the microversion is known (no openstack-api-version header). */
+  versioned?: boolean;
+}
+
+export class HttpError extends Error {
+  readonly status: number;
+  readonly title: string;
+  readonly code: ErrorCode;
+  readonly headers: Record<string, string>;
+  readonly extra: Record<string, unknown>;
+  readonly explanation: string | undefined;
+  readonly versioned: boolean;
+
+  constructor(status: number, message: string, options: HttpErrorOptions = {}) {
+    super(message);
+    this.name = 'HttpError';
+    this.status = status;
+    this.title = TITLES[status] ?? 'Error';
+    this.code = options.code ?? ErrorCode.DEFAULT;
+    this.headers = options.headers ?? {};
+    this.extra = options.extra ?? {};
+    this.explanation = options.explanation;
+    this.versioned = options.versioned ?? true;
+  }
+
+  /** The `detail` text, laid out as upstream lays it out. */
+  get detail(): string {
+    if (this.explanation !== undefined) return `${this.explanation} \n\n ${this.message}`;
+    const explanation = EXPLANATIONS[this.status];
+    return explanation === undefined ? this.message : `${explanation}\n\n ${this.message}  `;
+  }
+}
+
+export const badRequest = (message: string, code?: ErrorCode) => new HttpError(400, message, { code });
+export const notFound = (message: string, code?: ErrorCode) => new HttpError(404, message, { code });
+export const conflict = (message: string, code?: ErrorCode) => new HttpError(409, message, { code });
+export const forbidden = (message: string) => new HttpError(403, message);

@@ -1,0 +1,68 @@
+/**
+ * Builds a Lambda handler for one family of routes: the middy middleware
+ * chain every Placement request goes through, then the operation the route
+ * table names. Operations are plain functions from a PlacementRequest to a
+ * Reply; they throw HttpError for anything that is not a success.
+ */
+import middy from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { PlacementRequest } from './request.js';
+import { unmatchedRouteError } from './router.js';
+import { routeKey } from './routes.js';
+import { requestContext } from './middleware/request-context.js';
+import { errorResponse } from './middleware/error-response.js';
+import { authenticate } from './middleware/authenticate.js';
+import { microversion } from './middleware/microversion.js';
+import { requestGuards } from './middleware/request-guards.js';
+import { authorize } from './middleware/authorize.js';
+import { cacheHeaders } from './middleware/cache-headers.js';
+
+export interface Reply {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** When the resource last changed (Last-Modified from 1.15). */
+  lastModified?: Date;
+}
+
+export type Operation = (request: PlacementRequest) => Promise<Reply>;
+
+/** Operations keyed by route key ("GET /traits"). */
+export type Operations = Record<string, Operation>;
+
+export interface PlacementContext extends Context {
+  placement?: PlacementRequest;
+}
+
+export type LambdaRequest = middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PlacementContext>;
+
+export type PlacementHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+
+function toResult(reply: Reply, request: PlacementRequest): APIGatewayProxyStructuredResultV2 {
+  const headers: Record<string, string> = { ...reply.headers };
+  if (reply.lastModified && request.isAtLeast('1.15')) headers['last-modified'] = reply.lastModified.toUTCString();
+  if (reply.body === undefined) return { statusCode: reply.status, headers, body: '' };
+  return {
+    statusCode: reply.status,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(reply.body),
+  };
+}
+
+export function lambdaHandler(operations: Operations): PlacementHandler {
+  const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PlacementContext>()
+    .use(requestContext())
+    .use(errorResponse())
+    .use(authenticate())
+    .use(microversion())
+    .use(cacheHeaders())
+    .use(requestGuards())
+    .use(authorize())
+    .handler(async (_event, context) => {
+      const request = context.placement!;
+      const operation = request.match ? operations[routeKey(request.match.route)] : undefined;
+      if (operation === undefined) throw unmatchedRouteError(request.method, request.path);
+      return toResult(await operation(request), request);
+    });
+  return handler as unknown as PlacementHandler;
+}

@@ -1,0 +1,89 @@
+/**
+ * The route table: the single source of truth for the API surface. The local
+ * server dispatches from it and the CDK stack builds one API Gateway route per
+ * entry, integrated with the Lambda function named by `handler` (one function
+ * per resource family, see functions/).
+ */
+
+export type HandlerName =
+  | 'root'
+  | 'resource-providers'
+  | 'inventories'
+  | 'aggregates'
+  | 'traits'
+  | 'resource-classes'
+  | 'allocations'
+  | 'usages'
+  | 'allocation-candidates'
+  | 'reshaper';
+
+export type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';
+
+export interface Route {
+  method: Method;
+  /** API Gateway path template: `{name}` is one path segment. */
+  path: string;
+  handler: HandlerName;
+  /** The microversion that introduced the route; below it the route is a 404. */
+  since: string;
+  /** Policy rule checked before the operation runs; absent for the public version document. */
+  policy?: string;
+  /** The route takes a JSON body (below microversion `until`, when given). */
+  jsonBody?: { until?: string };
+}
+
+const JSON_BODY = { jsonBody: {} };
+
+const RP = '/resource_providers/{uuid}';
+
+export const ROUTES: readonly Route[] = [
+  { method: 'GET', path: '/', handler: 'root', since: '1.0' },
+
+  { method: 'GET', path: '/resource_providers', handler: 'resource-providers', since: '1.0', policy: 'placement:resource_providers:list' },
+  { method: 'POST', path: '/resource_providers', handler: 'resource-providers', since: '1.0', policy: 'placement:resource_providers:create', ...JSON_BODY },
+  { method: 'GET', path: RP, handler: 'resource-providers', since: '1.0', policy: 'placement:resource_providers:show' },
+  { method: 'PUT', path: RP, handler: 'resource-providers', since: '1.0', policy: 'placement:resource_providers:update', ...JSON_BODY },
+  { method: 'DELETE', path: RP, handler: 'resource-providers', since: '1.0', policy: 'placement:resource_providers:delete' },
+
+  { method: 'GET', path: `${RP}/inventories`, handler: 'inventories', since: '1.0', policy: 'placement:resource_providers:inventories:list' },
+  { method: 'POST', path: `${RP}/inventories`, handler: 'inventories', since: '1.0', policy: 'placement:resource_providers:inventories:create', ...JSON_BODY },
+  { method: 'PUT', path: `${RP}/inventories`, handler: 'inventories', since: '1.0', policy: 'placement:resource_providers:inventories:update', ...JSON_BODY },
+  { method: 'DELETE', path: `${RP}/inventories`, handler: 'inventories', since: '1.5', policy: 'placement:resource_providers:inventories:delete' },
+  { method: 'GET', path: `${RP}/inventories/{resource_class}`, handler: 'inventories', since: '1.0', policy: 'placement:resource_providers:inventories:show' },
+  { method: 'PUT', path: `${RP}/inventories/{resource_class}`, handler: 'inventories', since: '1.0', policy: 'placement:resource_providers:inventories:update', ...JSON_BODY },
+  { method: 'DELETE', path: `${RP}/inventories/{resource_class}`, handler: 'inventories', since: '1.0', policy: 'placement:resource_providers:inventories:delete' },
+
+  { method: 'GET', path: `${RP}/usages`, handler: 'usages', since: '1.0', policy: 'placement:resource_providers:usages' },
+  { method: 'GET', path: '/usages', handler: 'usages', since: '1.9', policy: 'placement:usages' },
+
+  { method: 'GET', path: `${RP}/aggregates`, handler: 'aggregates', since: '1.1', policy: 'placement:resource_providers:aggregates:list' },
+  { method: 'PUT', path: `${RP}/aggregates`, handler: 'aggregates', since: '1.1', policy: 'placement:resource_providers:aggregates:update', ...JSON_BODY },
+
+  { method: 'GET', path: '/traits', handler: 'traits', since: '1.6', policy: 'placement:traits:list' },
+  { method: 'GET', path: '/traits/{name}', handler: 'traits', since: '1.6', policy: 'placement:traits:show' },
+  { method: 'PUT', path: '/traits/{name}', handler: 'traits', since: '1.6', policy: 'placement:traits:update' },
+  { method: 'DELETE', path: '/traits/{name}', handler: 'traits', since: '1.6', policy: 'placement:traits:delete' },
+  { method: 'GET', path: `${RP}/traits`, handler: 'traits', since: '1.6', policy: 'placement:resource_providers:traits:list' },
+  { method: 'PUT', path: `${RP}/traits`, handler: 'traits', since: '1.6', policy: 'placement:resource_providers:traits:update', ...JSON_BODY },
+  { method: 'DELETE', path: `${RP}/traits`, handler: 'traits', since: '1.6', policy: 'placement:resource_providers:traits:delete' },
+
+  { method: 'GET', path: '/resource_classes', handler: 'resource-classes', since: '1.2', policy: 'placement:resource_classes:list' },
+  { method: 'POST', path: '/resource_classes', handler: 'resource-classes', since: '1.2', policy: 'placement:resource_classes:create', ...JSON_BODY },
+  { method: 'GET', path: '/resource_classes/{name}', handler: 'resource-classes', since: '1.2', policy: 'placement:resource_classes:show' },
+  { method: 'PUT', path: '/resource_classes/{name}', handler: 'resource-classes', since: '1.2', policy: 'placement:resource_classes:update', jsonBody: { until: '1.7' } },
+  { method: 'DELETE', path: '/resource_classes/{name}', handler: 'resource-classes', since: '1.2', policy: 'placement:resource_classes:delete' },
+
+  { method: 'GET', path: `${RP}/allocations`, handler: 'allocations', since: '1.0', policy: 'placement:resource_providers:allocations:list' },
+  { method: 'GET', path: '/allocations/{consumer_uuid}', handler: 'allocations', since: '1.0', policy: 'placement:allocations:list' },
+  { method: 'PUT', path: '/allocations/{consumer_uuid}', handler: 'allocations', since: '1.0', policy: 'placement:allocations:update', ...JSON_BODY },
+  { method: 'DELETE', path: '/allocations/{consumer_uuid}', handler: 'allocations', since: '1.0', policy: 'placement:allocations:delete' },
+  { method: 'POST', path: '/allocations', handler: 'allocations', since: '1.13', policy: 'placement:allocations:manage', ...JSON_BODY },
+
+  { method: 'GET', path: '/allocation_candidates', handler: 'allocation-candidates', since: '1.10', policy: 'placement:allocation_candidates:list' },
+  { method: 'POST', path: '/reshaper', handler: 'reshaper', since: '1.30', policy: 'placement:reshaper:reshape', ...JSON_BODY },
+];
+
+/** "GET /resource_providers/{uuid}": the API Gateway route key, also the key of a handler's operation map. */
+export const routeKey = (route: Pick<Route, 'method' | 'path'>): string => `${route.method} ${route.path}`;
+
+export const HANDLER_NAMES: readonly HandlerName[] = [...new Set(ROUTES.map((route) => route.handler))];

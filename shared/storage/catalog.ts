@@ -1,0 +1,112 @@
+/**
+ * Resource classes and traits: two catalogs of names with the same storage
+ * shape, one partition each. Custom entries count the providers (traits) or
+ * inventories (resource classes) that use them, so a delete can be refused
+ * atomically while the name is in use.
+ */
+import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo, tableName } from './client.js';
+import { getItem, queryAll } from './reads.js';
+import { RESOURCE_CLASSES_PK, TRAITS_PK, type Key } from './keys.js';
+import { commit, type Write } from './transaction.js';
+import { STANDARD_RESOURCE_CLASSES, STANDARD_TRAITS } from '../domain/standard-catalog.js';
+
+export interface CatalogEntry {
+  name: string;
+  /** Shipped with the service (os-traits, os-resource-classes); never changed or deleted. */
+  standard: boolean;
+  /** How many providers or inventories use the entry (maintained for custom entries). */
+  refs: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export class Catalog {
+  constructor(private readonly partition: string) {}
+
+  private key(name: string): Key {
+    return { pk: this.partition, sk: name };
+  }
+
+  async list(): Promise<CatalogEntry[]> {
+    return (await queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': this.partition } })) as unknown as CatalogEntry[];
+  }
+
+  async get(name: string): Promise<CatalogEntry | undefined> {
+    return (await getItem(this.key(name))) as CatalogEntry | undefined;
+  }
+
+  /** Adds a custom entry; `onExists` is the error when the name is taken. */
+  async create(name: string, now: string, onExists: () => Error): Promise<void> {
+    await commit([
+      {
+        item: {
+          Put: {
+            TableName: tableName(),
+            Item: { ...this.key(name), name, standard: false, refs: 0, createdAt: now, updatedAt: now },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+        onConditionFailed: onExists,
+      },
+    ]);
+  }
+
+  /** Removes an unused custom entry; `onInUse` is the error when something still uses it. */
+  async delete(name: string, onInUse: () => Error): Promise<void> {
+    await commit([
+      {
+        item: {
+          Delete: {
+            TableName: tableName(),
+            Key: this.key(name),
+            ConditionExpression: 'attribute_not_exists(pk) OR refs = :none',
+            ExpressionAttributeValues: { ':none': 0 },
+          },
+        },
+        onConditionFailed: onInUse,
+      },
+    ]);
+  }
+
+  /** A transaction write that moves the use count of a custom entry, which must exist. */
+  adjustRefs(name: string, delta: number, onMissing: () => Error): Write {
+    return {
+      item: {
+        Update: {
+          TableName: tableName(),
+          Key: this.key(name),
+          UpdateExpression: 'ADD refs :delta',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':delta': delta },
+        },
+      },
+      onConditionFailed: onMissing,
+    };
+  }
+
+  /** Writes the standard entries that are missing (at start-up or deploy). */
+  async seed(names: readonly string[], now: string): Promise<number> {
+    const existing = new Set((await this.list()).map((entry) => entry.name));
+    const missing = names.filter((name) => !existing.has(name));
+    for (let start = 0; start < missing.length; start += 25) {
+      const batch = missing.slice(start, start + 25).map((name) => ({
+        PutRequest: { Item: { ...this.key(name), name, standard: true, refs: 0, createdAt: now, updatedAt: now } },
+      }));
+      let request: Record<string, typeof batch> | undefined = { [tableName()]: batch };
+      while (request && Object.keys(request).length > 0) {
+        const output = await dynamo().send(new BatchWriteCommand({ RequestItems: request }));
+        request = output.UnprocessedItems as typeof request;
+      }
+    }
+    return missing.length;
+  }
+}
+
+export const resourceClasses = new Catalog(RESOURCE_CLASSES_PK);
+export const traits = new Catalog(TRAITS_PK);
+
+/** Idempotent: writes only the standard entries that are missing. */
+export async function seedStandardCatalogs(now = new Date().toISOString()): Promise<void> {
+  await Promise.all([resourceClasses.seed(STANDARD_RESOURCE_CLASSES, now), traits.seed(STANDARD_TRAITS, now)]);
+}

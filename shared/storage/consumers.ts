@@ -1,0 +1,150 @@
+/**
+ * Consumers and their allocations, and the claim transaction: the one place
+ * allocations are written.
+ */
+import type { Consumer, Provider, Resources } from '../domain/model.js';
+import { tableName } from './client.js';
+import { batchGet, getItem, queryAll, type Item } from './reads.js';
+import { ALLOCATION_PREFIX, allocationKey, consumerIndexKeys, consumerKey, projectGroup, providerAllocationsPartition, providerKey, userPrefix } from './keys.js';
+import { BY_GROUP_INDEX } from './table-definition.js';
+import { commit, type Write } from './transaction.js';
+
+function fromItem(item: Item): Consumer {
+  return {
+    uuid: item.uuid as string,
+    projectId: item.projectId as string,
+    userId: item.userId as string,
+    generation: item.generation as number,
+    consumerType: item.consumerType as string | undefined,
+    allocations: (item.allocations as Consumer['allocations']) ?? {},
+    createdAt: item.createdAt as string,
+    updatedAt: item.updatedAt as string,
+  };
+}
+
+export async function getConsumer(uuid: string): Promise<Consumer | undefined> {
+  const item = await getItem(consumerKey(uuid));
+  return item ? fromItem(item) : undefined;
+}
+
+export async function getConsumers(uuids: string[]): Promise<Map<string, Consumer>> {
+  const items = await batchGet([...new Set(uuids)].map(consumerKey));
+  return new Map(items.map((item) => [item.uuid as string, fromItem(item)]));
+}
+
+/** Consumer uuid to the resources it holds on one provider (strongly consistent). */
+export async function listProviderAllocations(providerUuid: string): Promise<Map<string, Resources>> {
+  const items = await queryAll({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :alloc)',
+    ExpressionAttributeValues: { ':pk': providerAllocationsPartition(providerUuid), ':alloc': ALLOCATION_PREFIX },
+    ConsistentRead: true,
+  });
+  return new Map(items.map((item) => [item.consumerUuid as string, item.resources as Resources]));
+}
+
+/** The consumers of a project, optionally of one user (eventually consistent index). */
+export async function listProjectConsumers(projectId: string, userId?: string): Promise<Consumer[]> {
+  const items = await queryAll({
+    IndexName: BY_GROUP_INDEX.name,
+    KeyConditionExpression: userId === undefined ? '#pk = :project' : '#pk = :project AND begins_with(#sk, :user)',
+    ExpressionAttributeNames: { '#pk': BY_GROUP_INDEX.partitionKey, ...(userId === undefined ? {} : { '#sk': BY_GROUP_INDEX.sortKey }) },
+    ExpressionAttributeValues: { ':project': projectGroup(projectId), ...(userId === undefined ? {} : { ':user': userPrefix(userId) }) },
+  });
+  return items.map(fromItem);
+}
+
+/** One consumer's change: its state before (undefined: new) and after (undefined: gone). */
+export interface ConsumerChange {
+  before: Consumer | undefined;
+  after: Consumer | undefined;
+}
+
+/** How a claim changes one provider's usage, and the generation it was read at. */
+export interface ProviderUsageChange {
+  provider: Provider;
+  deltas: Resources;
+}
+
+function consumerWrite(change: ConsumerChange): Write {
+  const { before, after } = change;
+  const condition =
+    before === undefined
+      ? { ConditionExpression: 'attribute_not_exists(pk)' }
+      : { ConditionExpression: 'generation = :read', ExpressionAttributeValues: { ':read': before.generation } };
+  if (after === undefined) {
+    return { item: { Delete: { TableName: tableName(), Key: consumerKey(before!.uuid), ...condition } } };
+  }
+  return {
+    item: {
+      Put: {
+        TableName: tableName(),
+        Item: { ...consumerKey(after.uuid), ...consumerIndexKeys(after.uuid, after.projectId, after.userId), type: 'consumer', ...after },
+        ...condition,
+      },
+    },
+  };
+}
+
+function allocationWrites(change: ConsumerChange): Write[] {
+  const uuid = (change.after ?? change.before)!.uuid;
+  const before = change.before?.allocations ?? {};
+  const after = change.after?.allocations ?? {};
+  const writes: Write[] = [];
+  for (const providerUuid of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    const resources = after[providerUuid];
+    if (resources === undefined) {
+      writes.push({ item: { Delete: { TableName: tableName(), Key: allocationKey(providerUuid, uuid) } } });
+    } else if (JSON.stringify(resources) !== JSON.stringify(before[providerUuid])) {
+      writes.push({
+        item: { Put: { TableName: tableName(), Item: { ...allocationKey(providerUuid, uuid), type: 'allocation', consumerUuid: uuid, resources } } },
+      });
+    }
+  }
+  return writes;
+}
+
+/**
+ * The provider side of a claim: usage moves by the deltas and the generation
+ * goes up, on condition that the provider is as it was read and that each
+ * increase still fits the stored free capacity.
+ */
+function providerUsageWrite(change: ProviderUsageChange, now: string): Write {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':read': change.provider.generation, ':one': 1, ':zero': 0, ':now': now };
+  const sets = ['generation = generation + :one', 'updatedAt = :now'];
+  const conditions = ['generation = :read'];
+  Object.entries(change.deltas).forEach(([resourceClass, delta], index) => {
+    if (delta === 0) return;
+    names[`#c${index}`] = resourceClass;
+    values[`:d${index}`] = delta;
+    sets.push(`usages.#c${index} = if_not_exists(usages.#c${index}, :zero) + :d${index}`, `free.#c${index} = free.#c${index} - :d${index}`);
+    if (delta > 0) conditions.push(`free.#c${index} >= :d${index}`);
+  });
+  return {
+    item: {
+      Update: {
+        TableName: tableName(),
+        Key: providerKey(change.provider.uuid),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: conditions.join(' AND '),
+        ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
+        ExpressionAttributeValues: values,
+      },
+    },
+  };
+}
+
+/**
+ * The claim transaction: every consumer, allocation and provider change of
+ * one request in a single TransactWriteItems, so a claim lands whole or not
+ * at all. Any consumer or provider changed since it was read (or a capacity
+ * race) cancels it as a ConcurrentUpdate, which the caller retries on fresh
+ * state.
+ */
+export async function writeClaim(consumers: ConsumerChange[], providers: ProviderUsageChange[], now: string): Promise<void> {
+  await commit([
+    ...consumers.map(consumerWrite),
+    ...consumers.flatMap(allocationWrites),
+    ...providers.map((change) => providerUsageWrite(change, now)),
+  ]);
+}

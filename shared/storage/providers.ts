@@ -1,0 +1,210 @@
+/** Provider items: reads, and the writes that change them (as transaction writes). */
+import { freeCapacities } from '../domain/capacity.js';
+import type { Provider } from '../domain/model.js';
+import { tableName } from './client.js';
+import { batchGet, getItem, queryAll, type Item } from './reads.js';
+import { allShards, providerIndexKeys, providerKey, providerNameKey, treeGroup } from './keys.js';
+import { BY_GROUP_INDEX, BY_SHARD_INDEX } from './table-definition.js';
+import type { Write } from './transaction.js';
+import { resourceClasses, traits } from './catalog.js';
+
+function toItem(provider: Provider): Item {
+  return {
+    ...providerKey(provider.uuid),
+    ...providerIndexKeys(provider.uuid, provider.rootUuid),
+    type: 'provider',
+    uuid: provider.uuid,
+    name: provider.name,
+    generation: provider.generation,
+    parentUuid: provider.parentUuid,
+    rootUuid: provider.rootUuid,
+    inventories: provider.inventories,
+    usages: provider.usages,
+    // Kept beside the inventories so claim conditions can compare without arithmetic.
+    free: freeCapacities(provider),
+    traits: provider.traits,
+    aggregates: provider.aggregates,
+    childCount: provider.childCount,
+    createdAt: provider.createdAt,
+    updatedAt: provider.updatedAt,
+  };
+}
+
+export function fromItem(item: Item): Provider {
+  return {
+    uuid: item.uuid as string,
+    name: item.name as string,
+    generation: item.generation as number,
+    parentUuid: (item.parentUuid as string | null) ?? null,
+    rootUuid: item.rootUuid as string,
+    inventories: (item.inventories as Provider['inventories']) ?? {},
+    usages: (item.usages as Provider['usages']) ?? {},
+    traits: (item.traits as string[]) ?? [],
+    aggregates: (item.aggregates as string[]) ?? [],
+    childCount: (item.childCount as number) ?? 0,
+    createdAt: item.createdAt as string,
+    updatedAt: item.updatedAt as string,
+  };
+}
+
+export async function getProvider(uuid: string): Promise<Provider | undefined> {
+  const item = await getItem(providerKey(uuid));
+  return item ? fromItem(item) : undefined;
+}
+
+/** Strongly consistent batch read; missing providers are absent from the map. */
+export async function getProviders(uuids: Iterable<string>): Promise<Map<string, Provider>> {
+  const items = await batchGet([...new Set(uuids)].map(providerKey));
+  return new Map(items.map((item) => [item.uuid as string, fromItem(item)]));
+}
+
+export async function findProviderUuidByName(name: string): Promise<string | undefined> {
+  return (await getItem(providerNameKey(name)))?.uuid as string | undefined;
+}
+
+/** Every provider, from the sharded index (eventually consistent). */
+export async function listProviders(): Promise<Provider[]> {
+  const shards = await Promise.all(
+    allShards().map((shard) =>
+      queryAll({
+        IndexName: BY_SHARD_INDEX.name,
+        KeyConditionExpression: '#pk = :shard',
+        ExpressionAttributeNames: { '#pk': BY_SHARD_INDEX.partitionKey },
+        ExpressionAttributeValues: { ':shard': shard },
+      }),
+    ),
+  );
+  return shards.flat().map(fromItem);
+}
+
+/** The providers of one tree (eventually consistent index). */
+export async function listTree(rootUuid: string): Promise<Provider[]> {
+  const items = await queryAll({
+    IndexName: BY_GROUP_INDEX.name,
+    KeyConditionExpression: '#pk = :tree',
+    ExpressionAttributeNames: { '#pk': BY_GROUP_INDEX.partitionKey },
+    ExpressionAttributeValues: { ':tree': treeGroup(rootUuid) },
+  });
+  return items.map(fromItem);
+}
+
+/**
+ * Writes the provider's new state, on condition that nobody changed it since
+ * it was read at `readGeneration` (undefined: it must not exist yet).
+ */
+export function putProvider(provider: Provider, readGeneration: number | undefined, onConditionFailed?: () => Error): Write {
+  return {
+    item: {
+      Put: {
+        TableName: tableName(),
+        Item: toItem(provider),
+        ...(readGeneration === undefined
+          ? { ConditionExpression: 'attribute_not_exists(pk)' }
+          : {
+              ConditionExpression: 'generation = :read',
+              ExpressionAttributeValues: { ':read': readGeneration },
+            }),
+      },
+    },
+    onConditionFailed,
+  };
+}
+
+export function deleteProvider(provider: Provider, onConditionFailed?: () => Error): Write {
+  return {
+    item: {
+      Delete: {
+        TableName: tableName(),
+        Key: providerKey(provider.uuid),
+        ConditionExpression: 'generation = :read AND childCount = :none',
+        ExpressionAttributeValues: { ':read': provider.generation, ':none': 0 },
+      },
+    },
+    onConditionFailed,
+  };
+}
+
+/** Counts a child in or out of its parent, without touching the parent's generation (upstream does not). */
+export function adjustChildCount(parentUuid: string, delta: number, onConditionFailed?: () => Error): Write {
+  return {
+    item: {
+      Update: {
+        TableName: tableName(),
+        Key: providerKey(parentUuid),
+        UpdateExpression: 'ADD childCount :delta',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':delta': delta },
+      },
+    },
+    onConditionFailed,
+  };
+}
+
+export function claimName(name: string, uuid: string, onConditionFailed: () => Error): Write {
+  return {
+    item: {
+      Put: {
+        TableName: tableName(),
+        Item: { ...providerNameKey(name), type: 'providerName', uuid },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    onConditionFailed,
+  };
+}
+
+export function releaseName(name: string): Write {
+  return { item: { Delete: { TableName: tableName(), Key: providerNameKey(name) } } };
+}
+
+const customNames = (names: Iterable<string>) => new Set([...names].filter((name) => name.startsWith('CUSTOM_')));
+
+function refChanges(before: Iterable<string>, after: Iterable<string>): Map<string, number> {
+  const old = customNames(before);
+  const next = customNames(after);
+  const changes = new Map<string, number>();
+  for (const name of next) if (!old.has(name)) changes.set(name, 1);
+  for (const name of old) if (!next.has(name)) changes.set(name, -1);
+  return changes;
+}
+
+export interface ProviderChangeErrors {
+  /** The provider changed since it was read (default: ConcurrentUpdate). */
+  onStale?: () => Error;
+  onDuplicateName?: (name: string) => Error;
+  onMissingParent?: () => Error;
+  onUnknownResourceClass?: (name: string) => Error;
+  onUnknownTrait?: (name: string) => Error;
+  /** Delete refused: the provider has children. */
+  onHasChildren?: () => Error;
+}
+
+/**
+ * Every write one provider change needs, for one transaction: the provider
+ * item (conditioned on the generation it was read at), its unique name, its
+ * parent's child count, and the use counts of the custom resource classes
+ * and traits it starts or stops using (which must exist).
+ * `before` undefined creates; `after` undefined deletes.
+ */
+export function providerChangeWrites(before: Provider | undefined, after: Provider | undefined, errors: ProviderChangeErrors = {}): Write[] {
+  const writes: Write[] = [];
+  if (after === undefined) writes.push(deleteProvider(before!, errors.onHasChildren ?? errors.onStale));
+  else writes.push(putProvider(after, before?.generation, errors.onStale));
+
+  if (before?.name !== after?.name) {
+    if (before) writes.push(releaseName(before.name));
+    if (after) writes.push(claimName(after.name, after.uuid, () => errors.onDuplicateName?.(after.name) ?? new Error(`duplicate name ${after.name}`)));
+  }
+  if (before?.parentUuid !== after?.parentUuid) {
+    if (before?.parentUuid) writes.push(adjustChildCount(before.parentUuid, -1));
+    if (after?.parentUuid) writes.push(adjustChildCount(after.parentUuid, 1, errors.onMissingParent));
+  }
+  const classChanges = refChanges(Object.keys(before?.inventories ?? {}), Object.keys(after?.inventories ?? {}));
+  for (const [name, delta] of classChanges) {
+    writes.push(resourceClasses.adjustRefs(name, delta, () => errors.onUnknownResourceClass?.(name) ?? new Error(`unknown resource class ${name}`)));
+  }
+  for (const [name, delta] of refChanges(before?.traits ?? [], after?.traits ?? [])) {
+    writes.push(traits.adjustRefs(name, delta, () => errors.onUnknownTrait?.(name) ?? new Error(`unknown trait ${name}`)));
+  }
+  return writes;
+}

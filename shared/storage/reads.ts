@@ -1,0 +1,45 @@
+/** Read primitives every storage module uses: strongly consistent gets, batch gets and paged queries. */
+import { BatchGetCommand, GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { dynamo, tableName } from './client.js';
+import { recordConsumedCapacity } from './consumed-capacity.js';
+import type { Key } from './keys.js';
+
+export type Item = Record<string, unknown>;
+
+export async function getItem(key: Key): Promise<Item | undefined> {
+  const output = await dynamo().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true, ReturnConsumedCapacity: 'TOTAL' }));
+  recordConsumedCapacity(output.ConsumedCapacity);
+  return output.Item;
+}
+
+/** Strongly consistent reads of many keys, 100 a request, retrying unprocessed keys. */
+export async function batchGet(keys: Key[]): Promise<Item[]> {
+  const items: Item[] = [];
+  for (let start = 0; start < keys.length; start += 100) {
+    let request: Record<string, { Keys: Item[]; ConsistentRead: boolean }> | undefined = {
+      [tableName()]: { Keys: keys.slice(start, start + 100).map((key) => ({ ...key })), ConsistentRead: true },
+    };
+    while (request && Object.keys(request).length > 0) {
+      const output = await dynamo().send(new BatchGetCommand({ RequestItems: request, ReturnConsumedCapacity: 'TOTAL' }));
+      recordConsumedCapacity(output.ConsumedCapacity);
+      items.push(...(output.Responses?.[tableName()] ?? []));
+      request = output.UnprocessedKeys as typeof request;
+    }
+  }
+  return items;
+}
+
+/** Every page of a query on the table or one of its indexes. */
+export async function queryAll(input: Omit<QueryCommandInput, 'TableName'>): Promise<Item[]> {
+  const items: Item[] = [];
+  let start: Item | undefined;
+  do {
+    const output = await dynamo().send(
+      new QueryCommand({ ...input, TableName: tableName(), ExclusiveStartKey: start, ReturnConsumedCapacity: 'TOTAL' }),
+    );
+    recordConsumedCapacity(output.ConsumedCapacity);
+    items.push(...(output.Items ?? []));
+    start = output.LastEvaluatedKey;
+  } while (start);
+  return items;
+}

@@ -1,0 +1,22 @@
+/**
+ * The single DynamoDB table: key schema and secondary indexes. The CDK stack
+ * and the local server both create the table from this definition.
+ */
+export const PARTITION_KEY = 'pk';
+export const SORT_KEY = 'sk';
+
+/** Providers of one tree (`TREE#root`) and consumers of one project (`PROJECT#id`). */
+export const BY_GROUP_INDEX = { name: 'byGroup', partitionKey: 'gpk', sortKey: 'gsk' } as const;
+
+/**
+ * Every provider, spread over a fixed number of shards so that writes never
+ * make one index partition hot; the sort key keeps a tree's providers
+ * together, which the candidate search walks.
+ */
+export const BY_SHARD_INDEX = { name: 'byShard', partitionKey: 'spk', sortKey: 'ssk' } as const;
+export const PROVIDER_SHARDS = 16;
+
+export const SECONDARY_INDEXES = [BY_GROUP_INDEX, BY_SHARD_INDEX] as const;
+
+/** Attribute holding the expiry time of items that may lapse (none yet). */
+export const TTL_ATTRIBUTE = 'expiresAt';
