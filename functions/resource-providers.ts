@@ -1,6 +1,242 @@
-/** Placeholder: operations of this family are being written. */
+/** Resource providers: list, create, show, update (rename, re-parent), delete. */
+import { randomUUID } from 'node:crypto';
+import { badRequest, conflict, ErrorCode, notFound } from '../shared/http/errors.js';
 import { lambdaHandler, type Operations } from '../shared/http/lambda.js';
+import type { PlacementRequest } from '../shared/http/request.js';
+import { validateQuery } from '../shared/http/validation.js';
+import type { Provider } from '../shared/domain/model.js';
+import { checkNewParent } from '../shared/domain/provider-tree.js';
+import { parseInTree, parseMemberOf, parseRequiredTraits, parseResources, satisfies } from '../shared/domain/query-filters.js';
+import { fitsCapacity } from '../shared/domain/capacity.js';
+import { normalizeUuid } from '../shared/domain/uuid.js';
+import { isStandardResourceClass, isStandardTrait } from '../shared/domain/standard-catalog.js';
+import * as schemas from '../shared/schemas/resource-provider.js';
+import { findProviderUuidByName, getProvider, getProviders, listProviders, listTree, providerChangeWrites } from '../shared/storage/providers.js';
+import { resourceClasses, traits } from '../shared/storage/catalog.js';
+import { commit } from '../shared/storage/transaction.js';
+import { listProviderAllocations } from '../shared/storage/consumers.js';
 
-export const operations: Operations = {};
+const providerPath = (uuid: string) => `/resource_providers/${uuid}`;
+
+function links(request: PlacementRequest, uuid: string) {
+  const self = providerPath(uuid);
+  const related = [
+    ['inventories', '1.0'],
+    ['usages', '1.0'],
+    ['aggregates', '1.1'],
+    ['traits', '1.6'],
+    ['allocations', '1.11'],
+  ] as const;
+  return [
+    { rel: 'self', href: self },
+    ...related.filter(([, since]) => request.isAtLeast(since)).map(([rel]) => ({ rel, href: `${self}/${rel}` })),
+  ];
+}
+
+function serialize(request: PlacementRequest, provider: Provider) {
+  return {
+    uuid: provider.uuid,
+    name: provider.name,
+    generation: provider.generation,
+    ...(request.isAtLeast('1.14') ? { parent_provider_uuid: provider.parentUuid, root_provider_uuid: provider.rootUuid } : {}),
+    links: links(request, provider.uuid),
+  };
+}
+
+const latest = (providers: Provider[]) =>
+  providers.length === 0 ? undefined : new Date(Math.max(...providers.map((provider) => Date.parse(provider.updatedAt))));
+
+export async function loadProvider(uuid: string): Promise<Provider> {
+  const provider = await getProvider(uuid);
+  if (provider === undefined) throw notFound(`No resource provider with uuid ${uuid} found`);
+  return provider;
+}
+
+function listQuerySchema(request: PlacementRequest) {
+  if (request.isAtLeast('1.18')) return schemas.LIST_RESOURCE_PROVIDERS_QUERY_1_18;
+  if (request.isAtLeast('1.14')) return schemas.LIST_RESOURCE_PROVIDERS_QUERY_1_14;
+  if (request.isAtLeast('1.4')) return schemas.LIST_RESOURCE_PROVIDERS_QUERY_1_4;
+  if (request.isAtLeast('1.3')) return schemas.LIST_RESOURCE_PROVIDERS_QUERY_1_3;
+  return schemas.LIST_RESOURCE_PROVIDERS_QUERY_1_0;
+}
+
+async function checkNamesExist(names: string[], kind: 'resource class' | 'trait'): Promise<void> {
+  const catalog = kind === 'trait' ? traits : resourceClasses;
+  const isStandard = kind === 'trait' ? isStandardTrait : isStandardResourceClass;
+  const unknown: string[] = [];
+  for (const name of new Set(names)) {
+    if (!isStandard(name) && (await catalog.get(name)) === undefined) unknown.push(name);
+  }
+  if (unknown.length === 0) return;
+  if (kind === 'trait') throw badRequest(`Invalid trait(s) in "required" parameter: No such trait(s): ${unknown.join(', ')}.`);
+  throw badRequest(`Invalid resource class in resources parameter: No such resource class ${unknown[0]}.`);
+}
+
+async function listResourceProviders(request: PlacementRequest) {
+  validateQuery(listQuerySchema(request), request.query.toRecord());
+  const query = request.query;
+  const memberOf = parseMemberOf(query, request.version);
+  const required = parseRequiredTraits(query, request.version);
+  const resources = query.has('resources') ? parseResources(query.get('resources')!) : undefined;
+  const inTree = query.has('in_tree') ? parseInTree(query.get('in_tree')!) : undefined;
+  if (required) await checkNamesExist([...required.anyOf.flat(), ...required.forbidden], 'trait');
+  if (resources) await checkNamesExist(Object.keys(resources), 'resource class');
+
+  let candidates: Provider[];
+  const uuid = query.get('uuid');
+  const name = query.get('name');
+  if (uuid !== undefined) {
+    candidates = [...(await getProviders([uuid])).values()];
+  } else if (name !== undefined) {
+    const found = await findProviderUuidByName(name);
+    candidates = found ? [...(await getProviders([found])).values()] : [];
+  } else if (inTree !== undefined) {
+    const anchor = await getProvider(inTree);
+    candidates = anchor ? await listTree(anchor.rootUuid) : [];
+  } else {
+    candidates = await listProviders();
+  }
+  let roots: Map<string, Provider> | undefined;
+  if (inTree !== undefined && (uuid !== undefined || name !== undefined)) {
+    const anchor = await getProvider(inTree);
+    candidates = candidates.filter((provider) => provider.rootUuid === anchor?.rootUuid);
+  }
+  if (memberOf) {
+    // Upstream also counts the aggregates of a provider's root towards member_of.
+    roots = await getProviders(candidates.map((provider) => provider.rootUuid));
+  }
+  const selected = candidates.filter((provider) => {
+    if (name !== undefined && provider.name !== name) return false;
+    if (memberOf) {
+      const aggregates = [...provider.aggregates, ...(roots?.get(provider.rootUuid)?.aggregates ?? [])];
+      if (!satisfies(aggregates, memberOf)) return false;
+    }
+    if (!satisfies(provider.traits, required)) return false;
+    if (resources && !Object.entries(resources).every(([rc, amount]) => fitsCapacity(provider, rc, amount))) return false;
+    return true;
+  });
+  selected.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.uuid.localeCompare(b.uuid));
+  return {
+    status: 200,
+    body: { resource_providers: selected.map((provider) => serialize(request, provider)) },
+    lastModified: latest(selected),
+  };
+}
+
+const duplicate = (what: string) => conflict(`Conflicting resource provider ${what} already exists.`, ErrorCode.DUPLICATE_NAME);
+
+async function createResourceProvider(request: PlacementRequest) {
+  const body = request.json<{ name: string; uuid?: string; parent_provider_uuid?: string | null }>(
+    request.isAtLeast('1.14') ? schemas.POST_RESOURCE_PROVIDER_1_14 : schemas.POST_RESOURCE_PROVIDER_1_0,
+  );
+  const uuid = body.uuid ? normalizeUuid(body.uuid) : randomUUID();
+  const parentUuid = body.parent_provider_uuid ? normalizeUuid(body.parent_provider_uuid) : null;
+  const failure = (reason: string) => badRequest(`Unable to create resource provider "${body.name}", ${uuid}: Object action create failed because: ${reason}`);
+  if (parentUuid === uuid) throw failure('parent provider UUID cannot be same as UUID. Please either remove parent provider UUID or specify a different UUID.');
+  const parent = parentUuid ? await getProvider(parentUuid) : undefined;
+  if (parentUuid && parent === undefined) throw failure('parent provider UUID does not exist.');
+  if ((await getProvider(uuid)) !== undefined) throw duplicate(`uuid: ${uuid}`);
+  const now = new Date().toISOString();
+  const provider: Provider = {
+    uuid,
+    name: body.name,
+    generation: 0,
+    parentUuid,
+    rootUuid: parent?.rootUuid ?? uuid,
+    inventories: {},
+    usages: {},
+    traits: [],
+    aggregates: [],
+    childCount: 0,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await commit(
+    providerChangeWrites(undefined, provider, {
+      onStale: () => duplicate(`uuid: ${uuid}`),
+      onDuplicateName: (name) => duplicate(`name: ${name}`),
+      onMissingParent: () => failure('parent provider UUID does not exist.'),
+    }),
+  );
+  const headers = { location: `${request.baseUrl}${providerPath(uuid)}` };
+  if (request.isBefore('1.20')) return { status: 201, headers };
+  return { status: 200, headers, body: serialize(request, provider), lastModified: new Date(now) };
+}
+
+async function showResourceProvider(request: PlacementRequest) {
+  const provider = await loadProvider(request.param('uuid'));
+  return { status: 200, body: serialize(request, provider), lastModified: new Date(provider.updatedAt) };
+}
+
+async function updateResourceProvider(request: PlacementRequest) {
+  const uuid = request.param('uuid');
+  const before = await loadProvider(uuid);
+  const body = request.json<{ name: string; parent_provider_uuid?: string | null }>(
+    request.isAtLeast('1.14') ? schemas.PUT_RESOURCE_PROVIDER_1_14 : schemas.PUT_RESOURCE_PROVIDER_1_0,
+  );
+  const failure = (reason: string) => badRequest(`Unable to save resource provider ${uuid}: Object action update failed because: ${reason}`);
+  const now = new Date().toISOString();
+  const after: Provider = { ...before, name: body.name, updatedAt: now };
+  // Re-rooting moves the whole subtree: every descendant gets the new root.
+  let subtree: Provider[] = [];
+  if (body.parent_provider_uuid !== undefined) {
+    const parentUuid = body.parent_provider_uuid === null ? null : normalizeUuid(body.parent_provider_uuid);
+    if (parentUuid !== before.parentUuid) {
+      const parent = parentUuid ? await getProvider(parentUuid) : undefined;
+      const tree = await listTree(before.rootUuid);
+      const problem = checkNewParent(before, parentUuid, parent, tree, request.isAtLeast('1.37'));
+      if (problem) throw problem.action === 'create' ? badRequest(`Unable to save resource provider ${uuid}: Object action create failed because: ${problem.reason}`) : failure(problem.reason);
+      after.parentUuid = parentUuid;
+      after.rootUuid = parent?.rootUuid ?? uuid;
+      subtree = problem === undefined ? descendantsOf(uuid, tree) : [];
+    }
+  }
+  const writes = providerChangeWrites(before, after, {
+    onDuplicateName: (name) => duplicate(name),
+    onMissingParent: () => failure('parent provider UUID does not exist.'),
+  });
+  for (const descendant of subtree) {
+    writes.push(...providerChangeWrites(descendant, { ...descendant, rootUuid: after.rootUuid, updatedAt: now }));
+  }
+  await commit(writes);
+  return { status: 200, body: serialize(request, after), lastModified: new Date(now) };
+}
+
+function descendantsOf(uuid: string, tree: Provider[]): Provider[] {
+  const found: Provider[] = [];
+  const frontier = [uuid];
+  while (frontier.length > 0) {
+    const current = frontier.pop();
+    for (const provider of tree) {
+      if (provider.parentUuid === current) {
+        found.push(provider);
+        frontier.push(provider.uuid);
+      }
+    }
+  }
+  return found;
+}
+
+async function deleteResourceProvider(request: PlacementRequest) {
+  const uuid = request.param('uuid');
+  const provider = await getProvider(uuid);
+  if (provider === undefined) throw notFound(`No resource provider with uuid ${uuid} found for delete`);
+  const hasChildren = () =>
+    conflict(`Unable to delete parent resource provider ${uuid}: It has child resource providers.`, ErrorCode.PROVIDER_CANNOT_DELETE_PARENT);
+  if (provider.childCount > 0) throw hasChildren();
+  if ((await listProviderAllocations(uuid)).size > 0) {
+    throw conflict(`Unable to delete resource provider ${uuid}: Resource provider has allocations.`, ErrorCode.PROVIDER_IN_USE);
+  }
+  await commit(providerChangeWrites(provider, undefined, { onHasChildren: hasChildren }));
+  return { status: 204 };
+}
+
+export const operations: Operations = {
+  'GET /resource_providers': listResourceProviders,
+  'POST /resource_providers': createResourceProvider,
+  'GET /resource_providers/{uuid}': showResourceProvider,
+  'PUT /resource_providers/{uuid}': updateResourceProvider,
+  'DELETE /resource_providers/{uuid}': deleteResourceProvider,
+};
 
 export const handler = lambdaHandler(operations);

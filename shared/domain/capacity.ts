@@ -52,3 +52,10 @@ export function checkAllocation(provider: Provider, resourceClass: string, amoun
     );
   }
 }
+
+/** True when the provider could take `amount` more of the class right now. */
+export function fitsCapacity(provider: Pick<Provider, 'inventories' | 'usages'>, resourceClass: string, amount: number): boolean {
+  const inventory = provider.inventories[resourceClass];
+  if (inventory === undefined || !fitsConstraints(inventory, amount)) return false;
+  return capacity(inventory) >= (provider.usages[resourceClass] ?? 0) + amount;
+}

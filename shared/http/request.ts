@@ -54,6 +54,10 @@ export class PlacementRequest {
     return this.version.isAtLeast(version);
   }
 
+  isBefore(version: string): boolean {
+    return this.version.isBefore(version);
+  }
+
   /** The JSON body, parsed and validated against the schema of this microversion. */
   json<T>(schema: JsonSchema): T {
     let body: unknown;
