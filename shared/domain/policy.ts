@@ -24,7 +24,16 @@ type Check =
 
 /** Parses a check string ("role:reader and (system_scope:all or rule:x)"). Throws on bad syntax. */
 export function parseCheck(text: string): Check {
-  const tokens = text.match(/\(|\)|[^\s()]+/g) ?? [];
+  // Like oslo.policy: parentheses are peeled off the ends of whitespace-separated words, so "%(project_id)s" stays whole.
+  const tokens = text
+    .split(/\s+/)
+    .filter(Boolean)
+    .flatMap((word) => {
+      const open = /^\(*/.exec(word)![0].length;
+      const close = /\)*$/.exec(word.slice(open))![0].length;
+      const core = word.slice(open, word.length - close);
+      return [...Array<string>(open).fill('('), ...(core ? [core] : []), ...Array<string>(close).fill(')')];
+    });
   let position = 0;
   const peek = () => tokens[position]?.toLowerCase();
 
