@@ -13,14 +13,6 @@ import type { PlacementHandler } from '../../shared/http/lambda.js';
 
 export type HandlerModules = Record<HandlerName, PlacementHandler>;
 
-/** Imports every handler module named in the route table, as Lambda would load them. */
-export async function loadHandlers(names: readonly HandlerName[]): Promise<HandlerModules> {
-  const entries = await Promise.all(
-    names.map(async (name) => [name, ((await import(`../../functions/${name}.js`)) as { handler: PlacementHandler }).handler] as const),
-  );
-  return Object.fromEntries(entries) as HandlerModules;
-}
-
 async function readBody(request: IncomingMessage): Promise<string | undefined> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);

@@ -4,8 +4,8 @@
  * `npm start`, the integration tests and the benchmarks.
  */
 import { createServer, type Server } from 'node:http';
-import { HANDLER_NAMES } from '../../shared/http/routes.js';
-import { apiGatewayAdapter, loadHandlers } from './api-gateway-adapter.js';
+import { handlers } from '../../functions/index.js';
+import { apiGatewayAdapter } from './api-gateway-adapter.js';
 import { prepareTable } from './create-table.js';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.js';
 
@@ -31,7 +31,6 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   const endpoint = process.env.PLACEMENT_DYNAMODB_ENDPOINT;
   try {
     await prepareTable();
-    const handlers = await loadHandlers(HANDLER_NAMES);
     const server: Server = createServer(apiGatewayAdapter(handlers));
     server.keepAliveTimeout = 65_000;
     const host = options.host ?? '127.0.0.1';

@@ -6,7 +6,7 @@
  */
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from './client.js';
-import { getItem, queryAll } from './reads.js';
+import { batchGet, getItem, queryAll } from './reads.js';
 import { RESOURCE_CLASSES_PK, TRAITS_PK, type Key } from './keys.js';
 import { commit, type Write } from './transaction.js';
 import { STANDARD_RESOURCE_CLASSES, STANDARD_TRAITS } from '../domain/standard-catalog.js';
@@ -29,7 +29,17 @@ export class Catalog {
   }
 
   async list(): Promise<CatalogEntry[]> {
-    return (await queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': this.partition } })) as unknown as CatalogEntry[];
+    return (await queryAll({
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': this.partition },
+      ConsistentRead: true,
+    })) as unknown as CatalogEntry[];
+  }
+
+  /** Strongly consistent reads of the named entries; missing names are absent from the map. */
+  async getMany(names: Iterable<string>): Promise<Map<string, CatalogEntry>> {
+    const items = (await batchGet([...new Set(names)].map((name) => this.key(name)))) as unknown as CatalogEntry[];
+    return new Map(items.map((entry) => [entry.name, entry]));
   }
 
   async get(name: string): Promise<CatalogEntry | undefined> {
@@ -65,6 +75,38 @@ export class Catalog {
           },
         },
         onConditionFailed: onInUse,
+      },
+    ]);
+  }
+
+  /**
+   * Gives an unused custom entry a new name (keeping its creation time), in
+   * one transaction: `onExists` when the new name is taken, else `onInUse`
+   * when the entry is gone or still in use (renaming a used name would need
+   * every inventory and allocation that names it rewritten).
+   */
+  async rename(entry: CatalogEntry, newName: string, now: string, errors: { onInUse: () => Error; onExists: () => Error }): Promise<void> {
+    await commit([
+      {
+        item: {
+          Put: {
+            TableName: tableName(),
+            Item: { ...this.key(newName), name: newName, standard: false, refs: 0, createdAt: entry.createdAt, updatedAt: now },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+        onConditionFailed: errors.onExists,
+      },
+      {
+        item: {
+          Delete: {
+            TableName: tableName(),
+            Key: this.key(entry.name),
+            ConditionExpression: 'attribute_exists(pk) AND refs = :none',
+            ExpressionAttributeValues: { ':none': 0 },
+          },
+        },
+        onConditionFailed: errors.onInUse,
       },
     ]);
   }
