@@ -1,0 +1,226 @@
+/**
+ * Claims: turning the allocations a request wants for its consumers into the
+ * consumer and provider changes of one claim transaction. Pure: the caller
+ * reads the consumers and providers, this decides (or refuses) what to write.
+ *
+ * The rules follow upstream Placement's allocation replacement:
+ * - a consumer named in a request loses all its allocations and gets the
+ *   requested ones (empty: none);
+ * - every allocation is checked against the provider's inventory (class
+ *   present, min_unit/max_unit/step_size, capacity), counting what the other
+ *   consumers of the same request take from the same inventory;
+ * - providers holding any of the written (or, for an emptied consumer, the
+ *   removed) allocations get a new generation; a provider that only loses a
+ *   consumer which moved elsewhere keeps its generation;
+ * - consumers holding allocations get a new generation; a consumer left
+ *   without allocations is deleted; a consumer that never had allocations
+ *   and gets none is kept (created) as it is, generation 0 when new.
+ */
+import { checkAllocation } from './capacity.js';
+import { conflict, badRequest, ErrorCode, type HttpError } from '../http/errors.js';
+import type { Consumer, Provider, Resources } from './model.js';
+import type { ConsumerChange, ProviderUsageChange } from '../storage/consumers.js';
+
+/** Project and user recorded for consumers written before 1.8, which could not name them. */
+export const INCOMPLETE_CONSUMER_ID = '00000000-0000-0000-0000-000000000000';
+
+/** What one request wants for one consumer. */
+export interface DesiredConsumer {
+  uuid: string;
+  projectId: string;
+  userId: string;
+  /**
+   * The consumer generation the client expects (checked from 1.28): null when
+   * it expects the consumer not to exist; undefined when it is not checked.
+   */
+  expectedGeneration?: number | null;
+  /** The consumer type (from 1.38); undefined keeps the stored one. */
+  consumerType?: string;
+  /** Provider uuid to resources; empty removes all the consumer's allocations. */
+  allocations: Record<string, Resources>;
+}
+
+/** What the claim is computed against, read just before (strongly consistent). */
+export interface ClaimState {
+  /** The existing consumers among the desired ones (absent: new). */
+  consumers: ReadonlyMap<string, Consumer>;
+  /** Every provider named in the desired allocations or holding an allocation of a desired consumer. */
+  providers: ReadonlyMap<string, Provider>;
+  /** Whether a resource class exists at all (standard or custom). */
+  classExists: (name: string) => boolean;
+}
+
+export interface ClaimOptions {
+  /**
+   * How an unknown resource class is reported: PUT /allocations/{uuid} names
+   * the consumer ("put"), POST /allocations does not ("post").
+   */
+  form?: 'put' | 'post';
+}
+
+export interface ClaimPlan {
+  consumers: ConsumerChange[];
+  providers: ProviderUsageChange[];
+}
+
+/** One allocation as upstream lists them before checking: zero marks a removal. */
+interface Line {
+  consumer: string;
+  provider: string;
+  resourceClass: string;
+  used: number;
+}
+
+function generationConflict(expected: string, got: number | null): HttpError {
+  return conflict(`consumer generation conflict - expected ${expected} but got ${got === null ? 'None' : got}`, ErrorCode.CONCURRENT_UPDATE);
+}
+
+/** Upstream's consumer generation check (1.28+): 409 placement.concurrent_update on mismatch. */
+export function checkConsumerGeneration(existing: Consumer | undefined, expected: number | null | undefined): void {
+  if (expected === undefined) return;
+  if (existing === undefined) {
+    if (expected !== null) throw conflict(`consumer generation conflict - expected null but got ${expected}`, ErrorCode.CONCURRENT_UPDATE);
+    return;
+  }
+  if (existing.generation !== expected) throw generationConflict(String(existing.generation), expected);
+}
+
+const add = (target: Resources, resourceClass: string, amount: number) => {
+  target[resourceClass] = (target[resourceClass] ?? 0) + amount;
+};
+
+const nestedAdd = (target: Map<string, Resources>, key: string, resourceClass: string, amount: number) => {
+  let inner = target.get(key);
+  if (inner === undefined) target.set(key, (inner = {}));
+  add(inner, resourceClass, amount);
+};
+
+/**
+ * Computes the claim for `desired` (in request order), or throws the error
+ * upstream answers with: 409 consumer generation conflict, 400 unknown
+ * provider, 400 unknown resource class, 409 "Unable to allocate inventory: …".
+ */
+export function planClaim(desired: DesiredConsumer[], state: ClaimState, now: string, options: ClaimOptions = {}): ClaimPlan {
+  // 1. Consumer generations, every consumer first (upstream ensures all consumers before anything else).
+  for (const want of desired) checkConsumerGeneration(state.consumers.get(want.uuid), want.expectedGeneration);
+
+  // 2. The providers named must exist.
+  for (const want of desired) {
+    for (const providerUuid of Object.keys(want.allocations)) {
+      if (!state.providers.has(providerUuid)) {
+        throw badRequest(`Allocation for resource provider '${providerUuid}' that does not exist.`);
+      }
+    }
+  }
+
+  // 3. The lines upstream writes: the requested amounts, or zeroes for the allocations an emptied consumer drops.
+  const lines: Line[] = [];
+  for (const want of desired) {
+    const source = Object.keys(want.allocations).length > 0 ? want.allocations : (state.consumers.get(want.uuid)?.allocations ?? {});
+    const zero = source !== want.allocations;
+    for (const [provider, resources] of Object.entries(source)) {
+      for (const [resourceClass, amount] of Object.entries(resources)) {
+        lines.push({ consumer: want.uuid, provider, resourceClass, used: zero ? 0 : amount });
+      }
+    }
+  }
+
+  // 4. Every class must exist.
+  for (const line of lines) {
+    if (!state.classExists(line.resourceClass)) {
+      const detail = `No such resource class ${line.resourceClass}.`;
+      throw badRequest(
+        options.form === 'put' ? `Unable to allocate inventory for consumer ${line.consumer}: ${detail}` : `Unable to allocate inventory ${detail}`,
+      );
+    }
+  }
+
+  // 5. Capacity. What the request's consumers hold now is given back first.
+  const released = new Map<string, Resources>();
+  for (const want of desired) {
+    for (const [provider, resources] of Object.entries(state.consumers.get(want.uuid)?.allocations ?? {})) {
+      for (const [resourceClass, amount] of Object.entries(resources)) nestedAdd(released, provider, resourceClass, amount);
+    }
+  }
+  const classes = [...new Set(lines.map((line) => line.resourceClass))];
+  const providersWithoutInventory = [...new Set(lines.map((line) => line.provider))].filter(
+    (uuid) => !classes.some((resourceClass) => state.providers.get(uuid)!.inventories[resourceClass] !== undefined),
+  );
+  if (providersWithoutInventory.length > 0) {
+    throw conflict(
+      `Unable to allocate inventory: Inventory for '${classes.join(', ')}' on resource provider '${providersWithoutInventory.join(', ')}' invalid.`,
+    );
+  }
+  const requested = new Map<string, Resources>();
+  for (const line of lines) {
+    nestedAdd(requested, line.provider, line.resourceClass, line.used);
+    if (line.used === 0) continue;
+    const provider = state.providers.get(line.provider)!;
+    const others = (provider.usages[line.resourceClass] ?? 0) - (released.get(line.provider)?.[line.resourceClass] ?? 0);
+    const earlier = requested.get(line.provider)![line.resourceClass]! - line.used;
+    checkAllocation(provider, line.resourceClass, line.used, others + earlier);
+  }
+
+  // 6. Consumer changes.
+  const touched = new Set(lines.map((line) => line.consumer));
+  const consumers: ConsumerChange[] = [];
+  for (const want of desired) {
+    const before = state.consumers.get(want.uuid);
+    const holds = Object.keys(want.allocations).length > 0;
+    const type = want.consumerType ?? before?.consumerType;
+    if (touched.has(want.uuid) && !holds) {
+      consumers.push({ before, after: undefined });
+      continue;
+    }
+    const unchanged =
+      before !== undefined &&
+      !touched.has(want.uuid) &&
+      before.projectId === want.projectId &&
+      before.userId === want.userId &&
+      before.consumerType === type;
+    if (unchanged) continue;
+    consumers.push({
+      before,
+      after: {
+        uuid: want.uuid,
+        projectId: want.projectId,
+        userId: want.userId,
+        generation: (before?.generation ?? 0) + (touched.has(want.uuid) ? 1 : 0),
+        consumerType: type,
+        allocations: holds ? structuredClone(want.allocations) : {},
+        createdAt: before?.createdAt ?? now,
+        updatedAt: now,
+      },
+    });
+  }
+
+  // 7. Provider usage changes: requested minus released, per provider.
+  const visited = new Set(lines.map((line) => line.provider));
+  const providerUuids = [...new Set([...visited, ...released.keys()])];
+  const providers: ProviderUsageChange[] = [];
+  for (const uuid of providerUuids) {
+    const deltas: Resources = {};
+    for (const [resourceClass, amount] of Object.entries(requested.get(uuid) ?? {})) add(deltas, resourceClass, amount);
+    for (const [resourceClass, amount] of Object.entries(released.get(uuid) ?? {})) add(deltas, resourceClass, -amount);
+    for (const resourceClass of Object.keys(deltas)) if (deltas[resourceClass] === 0) delete deltas[resourceClass];
+    const bumpGeneration = visited.has(uuid);
+    if (!bumpGeneration && Object.keys(deltas).length === 0) continue;
+    providers.push({ provider: state.providers.get(uuid)!, deltas, bumpGeneration });
+  }
+  return { consumers, providers };
+}
+
+/**
+ * DELETE /allocations/{uuid}: the consumer and all its allocations go; the
+ * providers' usage drops without a new generation, as upstream's delete.
+ */
+export function planRemoval(consumer: Consumer, providers: ReadonlyMap<string, Provider>): ClaimPlan {
+  const changes: ProviderUsageChange[] = [];
+  for (const [uuid, resources] of Object.entries(consumer.allocations)) {
+    const provider = providers.get(uuid);
+    if (provider === undefined) continue;
+    const deltas = Object.fromEntries(Object.entries(resources).map(([resourceClass, amount]) => [resourceClass, -amount]));
+    changes.push({ provider, deltas, bumpGeneration: false });
+  }
+  return { consumers: [{ before: consumer, after: undefined }], providers: changes };
+}
