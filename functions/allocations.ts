@@ -1,6 +1,189 @@
-/** Placeholder: operations of this family are being written. */
-import { lambdaHandler, type Operations } from '../shared/http/lambda.js';
+/**
+ * Allocations: what a consumer holds (GET/PUT/DELETE /allocations/{consumer_uuid}),
+ * several consumers changed at once (POST /allocations, 1.13), and what a
+ * provider has handed out (GET /resource_providers/{uuid}/allocations).
+ *
+ * Every change is one claim transaction (storage's writeClaim), computed by
+ * shared/domain/claims.ts from a strongly consistent read and retried on
+ * fresh state when a concurrent claim cancels it.
+ */
+import { badRequest, notFound } from '../shared/http/errors.js';
+import { lambdaHandler, type Operations, type Reply } from '../shared/http/lambda.js';
+import type { PlacementRequest } from '../shared/http/request.js';
+import type { JsonSchema } from '../shared/http/validation.js';
+import { INCOMPLETE_CONSUMER_ID, planClaim, planRemoval, type DesiredConsumer } from '../shared/domain/claims.js';
+import { UNKNOWN_CONSUMER_TYPE, type Consumer, type Resources } from '../shared/domain/model.js';
+import { isStandardResourceClass } from '../shared/domain/standard-catalog.js';
+import { isUuidLike, normalizeUuid } from '../shared/domain/uuid.js';
+import * as schemas from '../shared/schemas/allocation.js';
+import { config } from '../shared/config.js';
+import { resourceClasses } from '../shared/storage/catalog.js';
+import { getConsumer, getConsumers, listProviderAllocations, writeClaim } from '../shared/storage/consumers.js';
+import { getProvider, getProviders } from '../shared/storage/providers.js';
+import { withRetries } from '../shared/storage/transaction.js';
 
-export const operations: Operations = {};
+/** One consumer's part of a PUT or POST body (any microversion, after schema validation). */
+interface ConsumerBody {
+  allocations: Record<string, { resources: Resources; generation?: number }> | { resource_provider: { uuid: string }; resources: Resources }[];
+  project_id?: string;
+  user_id?: string;
+  consumer_generation?: number | null;
+  consumer_type?: string;
+  mappings?: Record<string, string[]>;
+}
+
+function putSchema(request: PlacementRequest): JsonSchema {
+  if (request.isAtLeast('1.38')) return schemas.PUT_ALLOCATIONS_1_38;
+  if (request.isAtLeast('1.34')) return schemas.PUT_ALLOCATIONS_1_34;
+  if (request.isAtLeast('1.28')) return schemas.PUT_ALLOCATIONS_1_28;
+  if (request.isAtLeast('1.12')) return schemas.PUT_ALLOCATIONS_1_12;
+  if (request.isAtLeast('1.8')) return schemas.PUT_ALLOCATIONS_1_8;
+  return schemas.PUT_ALLOCATIONS_1_0;
+}
+
+function postSchema(request: PlacementRequest): JsonSchema {
+  if (request.isAtLeast('1.38')) return schemas.POST_ALLOCATIONS_1_38;
+  if (request.isAtLeast('1.34')) return schemas.POST_ALLOCATIONS_1_34;
+  if (request.isAtLeast('1.28')) return schemas.POST_ALLOCATIONS_1_28;
+  return schemas.POST_ALLOCATIONS_1_13;
+}
+
+/** The body's wishes for one consumer. Mappings (1.34) are validated by the schema and, as upstream, not kept. */
+function desiredConsumer(request: PlacementRequest, uuid: string, body: ConsumerBody): DesiredConsumer {
+  const allocations: Record<string, Resources> = {};
+  if (Array.isArray(body.allocations)) {
+    for (const entry of body.allocations) allocations[entry.resource_provider.uuid] = entry.resources;
+  } else {
+    for (const [providerUuid, entry] of Object.entries(body.allocations)) allocations[providerUuid] = entry.resources;
+  }
+  const complete = body.project_id !== undefined;
+  return {
+    uuid,
+    projectId: complete ? body.project_id! : INCOMPLETE_CONSUMER_ID,
+    userId: complete ? body.user_id! : INCOMPLETE_CONSUMER_ID,
+    expectedGeneration: request.isAtLeast('1.28') ? (body.consumer_generation ?? null) : undefined,
+    consumerType: request.isAtLeast('1.38') ? body.consumer_type : undefined,
+    allocations,
+  };
+}
+
+/** The requested custom resource classes that do not exist. */
+async function unknownClasses(desired: DesiredConsumer[]): Promise<Set<string>> {
+  const names = new Set(desired.flatMap((want) => Object.values(want.allocations).flatMap((resources) => Object.keys(resources))));
+  const unknown = new Set<string>();
+  await Promise.all(
+    [...names]
+      .filter((name) => !isStandardResourceClass(name))
+      .map(async (name) => {
+        if ((await resourceClasses.get(name)) === undefined) unknown.add(name);
+      }),
+  );
+  return unknown;
+}
+
+/**
+ * Reads the consumers and providers involved, plans the claim and writes it,
+ * again on fresh state while concurrent claims get in the way.
+ */
+async function claim(desired: DesiredConsumer[], form: 'put' | 'post'): Promise<void> {
+  const unknown = await unknownClasses(desired);
+  await withRetries(config.claimRetries, async () => {
+    const consumers = await getConsumers(desired.map((want) => want.uuid));
+    const providerUuids = new Set<string>();
+    for (const want of desired) {
+      for (const uuid of Object.keys(want.allocations)) providerUuids.add(uuid);
+      for (const uuid of Object.keys(consumers.get(want.uuid)?.allocations ?? {})) providerUuids.add(uuid);
+    }
+    const providers = await getProviders(providerUuids);
+    const now = new Date().toISOString();
+    const plan = planClaim(desired, { consumers, providers, classExists: (name) => !unknown.has(name) }, now, { form });
+    await writeClaim(plan.consumers, plan.providers, now);
+  });
+}
+
+const noContent = (): Reply => ({ status: 204 });
+
+async function putAllocations(request: PlacementRequest): Promise<Reply> {
+  const raw = request.param('consumer_uuid');
+  if (!isUuidLike(raw)) throw badRequest(`Malformed consumer_uuid: ${raw}`);
+  const body = request.json<ConsumerBody>(putSchema(request));
+  await claim([desiredConsumer(request, normalizeUuid(raw), body)], 'put');
+  return noContent();
+}
+
+async function postAllocations(request: PlacementRequest): Promise<Reply> {
+  const body = request.json<Record<string, ConsumerBody>>(postSchema(request));
+  await claim(
+    Object.entries(body).map(([uuid, entry]) => desiredConsumer(request, uuid, entry)),
+    'post',
+  );
+  return noContent();
+}
+
+async function deleteAllocations(request: PlacementRequest): Promise<Reply> {
+  const uuid = request.param('consumer_uuid');
+  await withRetries(config.claimRetries, async () => {
+    const consumer = await getConsumer(uuid);
+    if (consumer === undefined || Object.keys(consumer.allocations).length === 0) {
+      throw notFound(`No allocations for consumer '${uuid}'`);
+    }
+    const providers = await getProviders(Object.keys(consumer.allocations));
+    const plan = planRemoval(consumer, providers);
+    await writeClaim(plan.consumers, plan.providers, new Date().toISOString());
+  });
+  return noContent();
+}
+
+async function showConsumerAllocations(request: PlacementRequest): Promise<Reply> {
+  const consumer = await getConsumer(request.param('consumer_uuid'));
+  if (consumer === undefined || Object.keys(consumer.allocations).length === 0) {
+    return { status: 200, body: { allocations: {} }, lastModified: new Date() };
+  }
+  const providers = await getProviders(Object.keys(consumer.allocations));
+  const allocations: Record<string, { resources: Resources; generation: number }> = {};
+  for (const [uuid, resources] of Object.entries(consumer.allocations)) {
+    const provider = providers.get(uuid);
+    if (provider !== undefined) allocations[uuid] = { resources, generation: provider.generation };
+  }
+  const body: Record<string, unknown> = { allocations };
+  if (request.isAtLeast('1.12')) {
+    body.project_id = consumer.projectId;
+    body.user_id = consumer.userId;
+    if (request.isAtLeast('1.28')) body.consumer_generation = consumer.generation;
+    if (request.isAtLeast('1.38')) body.consumer_type = consumer.consumerType ?? UNKNOWN_CONSUMER_TYPE;
+  }
+  return { status: 200, body, lastModified: new Date(consumer.updatedAt) };
+}
+
+async function showProviderAllocations(request: PlacementRequest): Promise<Reply> {
+  const uuid = request.param('uuid');
+  const provider = await getProvider(uuid);
+  if (provider === undefined) {
+    throw notFound(`Resource provider '${uuid}' not found: No resource provider with uuid ${uuid} found`);
+  }
+  const held = await listProviderAllocations(uuid);
+  const consumers: Map<string, Consumer> =
+    held.size > 0 && request.isAtLeast('1.15') ? await getConsumers([...held.keys()]) : new Map();
+  const allocations: Record<string, { resources: Resources; consumer_generation?: number | null }> = {};
+  for (const [consumerUuid, resources] of held) {
+    allocations[consumerUuid] = request.isAtLeast('1.28')
+      ? { resources, consumer_generation: consumers.get(consumerUuid)?.generation ?? null }
+      : { resources };
+  }
+  const times = [...consumers.values()].map((consumer) => Date.parse(consumer.updatedAt));
+  return {
+    status: 200,
+    body: { allocations, resource_provider_generation: provider.generation },
+    lastModified: times.length > 0 ? new Date(Math.max(...times)) : new Date(),
+  };
+}
+
+export const operations: Operations = {
+  'GET /allocations/{consumer_uuid}': showConsumerAllocations,
+  'PUT /allocations/{consumer_uuid}': putAllocations,
+  'DELETE /allocations/{consumer_uuid}': deleteAllocations,
+  'POST /allocations': postAllocations,
+  'GET /resource_providers/{uuid}/allocations': showProviderAllocations,
+};
 
 export const handler = lambdaHandler(operations);

@@ -140,14 +140,11 @@ export function replacementProblem(provider: Pick<Provider, 'uuid' | 'inventorie
 
 /**
  * The provider with its inventories replaced: every inventory write bumps
- * the generation by one, even when nothing changed. Usage entries of
- * removed classes (which are zero) are dropped.
+ * the generation by one, even when nothing changed. Usage is left exactly
+ * as read (storage conditions the write on it being unchanged).
  */
 export function withInventories(provider: Provider, inventories: Inventories, now: string): Provider {
-  const usages = Object.fromEntries(
-    Object.entries(provider.usages).filter(([resourceClass, used]) => resourceClass in inventories || used !== 0),
-  );
-  return { ...provider, inventories, usages, generation: provider.generation + 1, updatedAt: now };
+  return { ...provider, inventories, generation: provider.generation + 1, updatedAt: now };
 }
 
 /** One inventory as the API shows it; the generation only when it is not 0 (as upstream). */

@@ -30,6 +30,8 @@ export interface Route {
   policy?: string;
   /** The route takes a JSON body (below microversion `until`, when given). */
   jsonBody?: { until?: string };
+  /** False for a GET that answers with status only (no Accept negotiation). */
+  respondsWithJson?: false;
 }
 
 const JSON_BODY = { jsonBody: {} };
@@ -60,7 +62,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'PUT', path: `${RP}/aggregates`, handler: 'aggregates', since: '1.1', policy: 'placement:resource_providers:aggregates:update', ...JSON_BODY },
 
   { method: 'GET', path: '/traits', handler: 'traits', since: '1.6', policy: 'placement:traits:list' },
-  { method: 'GET', path: '/traits/{name}', handler: 'traits', since: '1.6', policy: 'placement:traits:show' },
+  { method: 'GET', path: '/traits/{name}', handler: 'traits', since: '1.6', policy: 'placement:traits:show', respondsWithJson: false },
   { method: 'PUT', path: '/traits/{name}', handler: 'traits', since: '1.6', policy: 'placement:traits:update' },
   { method: 'DELETE', path: '/traits/{name}', handler: 'traits', since: '1.6', policy: 'placement:traits:delete' },
   { method: 'GET', path: `${RP}/traits`, handler: 'traits', since: '1.6', policy: 'placement:resource_providers:traits:list' },

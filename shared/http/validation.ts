@@ -9,27 +9,31 @@ import { badRequest } from './errors.js';
 
 export type JsonType = 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean' | 'null';
 
+/** The draft-4 keywords Placement's schemas use; they are checked in the object's key order, as upstream does. */
 export interface JsonSchema {
   type?: JsonType | JsonType[];
+  enum?: unknown[];
+  format?: 'uuid';
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  // objects
   properties?: Record<string, JsonSchema>;
-  required?: string[];
-  additionalProperties?: boolean | JsonSchema;
   patternProperties?: Record<string, JsonSchema>;
+  additionalProperties?: boolean | JsonSchema;
+  required?: string[];
   minProperties?: number;
   maxProperties?: number;
+  // arrays
+  items?: JsonSchema;
+  minItems?: number;
+  maxItems?: number;
+  uniqueItems?: boolean;
+  // strings and numbers
   pattern?: string;
   minLength?: number;
   maxLength?: number;
   minimum?: number;
   maximum?: number;
-  enum?: unknown[];
-  items?: JsonSchema;
-  minItems?: number;
-  maxItems?: number;
-  uniqueItems?: boolean;
-  anyOf?: JsonSchema[];
-  oneOf?: JsonSchema[];
-  format?: 'uuid';
 }
 
 type Path = (string | number)[];
@@ -125,19 +129,47 @@ export function pyRepr(value: unknown, sortKeys = false): string {
   return `{${entries.map(([k, v]) => `${reprString(k)}: ${pyRepr(v, sortKeys)}`).join(', ')}}`;
 }
 
-/** pprint.pformat(value, width=72) for dicts and lists (long strings are not split). */
-function pformat(value: unknown, indent = 0, allowance = 0): string {
+const LINES = /[^\n\r\v\f\x1c-\x1e\x85\u2028\u2029]*(?:\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029])?/gu;
+
+/** pprint's long-string layout: one repr per line, long lines cut after whitespace; parenthesised at top level. */
+function pformatString(s: string, indent: number, allowance: number, top: boolean): string {
+  if (top) [indent, allowance] = [indent + 1, allowance + 1];
+  const lines = s.match(LINES)!.filter(Boolean);
+  const chunks: string[] = [];
+  lines.forEach((line, i) => {
+    const lastLine = i === lines.length - 1;
+    if (codePoints(reprString(line)) <= 72 - indent - (lastLine ? allowance : 0)) return void chunks.push(reprString(line));
+    const parts = line.match(/\S*\s*/gu)!.filter(Boolean);
+    let current = '';
+    parts.forEach((part, j) => {
+      const width = 72 - indent - (lastLine && j === parts.length - 1 ? allowance : 0);
+      if (codePoints(reprString(current + part)) > width) {
+        if (current) chunks.push(reprString(current));
+        current = part;
+      } else current += part;
+    });
+    if (current) chunks.push(reprString(current));
+  });
+  if (chunks.length <= 1) return reprString(s);
+  const body = chunks.join(`\n${' '.repeat(indent)}`);
+  return top ? `(${body})` : body;
+}
+
+/** pprint.pformat(value, width=72), the layout of the schema and instance in the error text. */
+function pformat(value: unknown, indent = 0, allowance = 0, top = true): string {
   const rep = pyRepr(value, true);
-  if (codePoints(rep) <= 72 - indent - allowance || typeof value !== 'object' || value === null) return rep;
+  if (codePoints(rep) <= 72 - indent - allowance) return rep;
+  if (typeof value === 'string') return pformatString(value, indent, allowance, top);
+  if (typeof value !== 'object' || value === null) return rep;
   const sep = `,\n${' '.repeat(indent + 1)}`;
   const last = (i: number, n: number) => (i === n - 1 ? allowance + 1 : 1);
   if (Array.isArray(value)) {
-    return `[${value.map((v, i) => pformat(v, indent + 1, last(i, value.length))).join(sep)}]`;
+    return `[${value.map((v, i) => pformat(v, indent + 1, last(i, value.length), false)).join(sep)}]`;
   }
   const entries = sortedEntries(value as JsonObject, true);
   return `{${entries.map(([k, v], i) => {
     const key = reprString(k);
-    return `${key}: ${pformat(v, indent + 1 + codePoints(key) + 2, last(i, entries.length))}`;
+    return `${key}: ${pformat(v, indent + 1 + codePoints(key) + 2, last(i, entries.length), false)}`;
   }).join(sep)}}`;
 }
 

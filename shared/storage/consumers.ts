@@ -63,6 +63,14 @@ export interface ConsumerChange {
 export interface ProviderUsageChange {
   provider: Provider;
   deltas: Resources;
+  /**
+   * Whether the provider gets a new generation (default true), conditioned
+   * on the one it was read at. False only for usage that merely drops
+   * (upstream's allocation delete, or a consumer moving to another provider):
+   * the usage then moves atomically with no generation condition, and
+   * putProvider's usages condition keeps whole-item writers from undoing it.
+   */
+  bumpGeneration?: boolean;
 }
 
 function consumerWrite(change: ConsumerChange): Write {
@@ -108,18 +116,27 @@ function allocationWrites(change: ConsumerChange): Write[] {
  * goes up, on condition that the provider is as it was read and that each
  * increase still fits the stored free capacity.
  */
-function providerUsageWrite(change: ProviderUsageChange, now: string): Write {
+function providerUsageWrite(change: ProviderUsageChange, now: string): Write | undefined {
+  const bump = change.bumpGeneration ?? true;
   const names: Record<string, string> = {};
-  const values: Record<string, unknown> = { ':read': change.provider.generation, ':one': 1, ':zero': 0, ':now': now };
-  const sets = ['generation = generation + :one', 'updatedAt = :now'];
-  const conditions = ['generation = :read'];
+  const values: Record<string, unknown> = bump ? { ':read': change.provider.generation, ':one': 1, ':now': now } : {};
+  const sets = bump ? ['generation = generation + :one', 'updatedAt = :now'] : [];
+  const conditions = bump ? ['generation = :read'] : ['attribute_exists(pk)'];
   Object.entries(change.deltas).forEach(([resourceClass, delta], index) => {
     if (delta === 0) return;
+    // FREE is a DynamoDB reserved word: both maps go through name placeholders.
+    names['#usages'] = 'usages';
+    names['#free'] = 'free';
     names[`#c${index}`] = resourceClass;
     values[`:d${index}`] = delta;
-    sets.push(`usages.#c${index} = if_not_exists(usages.#c${index}, :zero) + :d${index}`, `free.#c${index} = free.#c${index} - :d${index}`);
-    if (delta > 0) conditions.push(`free.#c${index} >= :d${index}`);
+    values[':zero'] = 0;
+    sets.push(
+      `#usages.#c${index} = if_not_exists(#usages.#c${index}, :zero) + :d${index}`,
+      `#free.#c${index} = #free.#c${index} - :d${index}`,
+    );
+    if (delta > 0) conditions.push(`#free.#c${index} >= :d${index}`);
   });
+  if (sets.length === 0) return undefined;
   return {
     item: {
       Update: {
@@ -145,6 +162,6 @@ export async function writeClaim(consumers: ConsumerChange[], providers: Provide
   await commit([
     ...consumers.map(consumerWrite),
     ...consumers.flatMap(allocationWrites),
-    ...providers.map((change) => providerUsageWrite(change, now)),
+    ...providers.flatMap((change) => providerUsageWrite(change, now) ?? []),
   ]);
 }

@@ -90,19 +90,21 @@ export async function listTree(rootUuid: string): Promise<Provider[]> {
 
 /**
  * Writes the provider's new state, on condition that nobody changed it since
- * it was read at `readGeneration` (undefined: it must not exist yet).
+ * it was read as `read` (undefined: it must not exist yet). Generation alone
+ * is not enough: allocation deletes move usages and aggregates before 1.19
+ * change the provider without a new generation, as upstream does.
  */
-export function putProvider(provider: Provider, readGeneration: number | undefined, onConditionFailed?: () => Error): Write {
+function putProvider(provider: Provider, read: Provider | undefined, onConditionFailed?: () => Error): Write {
   return {
     item: {
       Put: {
         TableName: tableName(),
         Item: toItem(provider),
-        ...(readGeneration === undefined
+        ...(read === undefined
           ? { ConditionExpression: 'attribute_not_exists(pk)' }
           : {
-              ConditionExpression: 'generation = :read',
-              ExpressionAttributeValues: { ':read': readGeneration },
+              ConditionExpression: 'generation = :read AND usages = :usages AND updatedAt = :readAt',
+              ExpressionAttributeValues: { ':read': read.generation, ':usages': read.usages, ':readAt': read.updatedAt },
             }),
       },
     },
@@ -189,7 +191,7 @@ export interface ProviderChangeErrors {
 export function providerChangeWrites(before: Provider | undefined, after: Provider | undefined, errors: ProviderChangeErrors = {}): Write[] {
   const writes: Write[] = [];
   if (after === undefined) writes.push(deleteProvider(before!, errors.onHasChildren ?? errors.onStale));
-  else writes.push(putProvider(after, before?.generation, errors.onStale));
+  else writes.push(putProvider(after, before, errors.onStale));
 
   if (before?.name !== after?.name) {
     if (before) writes.push(releaseName(before.name));

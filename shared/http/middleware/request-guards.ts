@@ -39,7 +39,8 @@ export const requestGuards = (): middy.MiddlewareObj => ({
     const route = placement.match?.route;
     if (route === undefined) return; // the handler answers 404/405
     if (placement.version.isBefore(route.since)) throw notFound('The resource could not be found.');
-    if (!acceptsJson(placement.header('accept'))) {
+    // Upstream negotiates only where it answers with a JSON document: the GETs with a body.
+    if (route.method === 'GET' && route.respondsWithJson !== false && !acceptsJson(placement.header('accept'))) {
       throw new HttpError(406, 'Only application/json is provided', {
         explanation: 'The resource could not be generated that was acceptable to your browser (content of type application/json.',
       });

@@ -1,0 +1,72 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalService, type LocalService } from '../../scripts/local/service.js';
+import { client } from '../support/placement-client.js';
+
+const CLIENTS = 32;
+const CLAIMS_PER_CLIENT = 10;
+const CAPACITY = 100;
+
+let service: LocalService;
+let api: ReturnType<typeof client>;
+
+beforeAll(async () => {
+  service = await startLocalService({ port: 0 });
+  api = client(service.url, { token: 'admin', version: '1.28' });
+});
+afterAll(async () => service?.stop());
+
+describe('concurrent claims on one provider', () => {
+  it('never overcommits and lands every acknowledged claim', async () => {
+    const providerUuid = randomUUID();
+    const created = await api('POST', '/resource_providers', { name: `claims-${providerUuid}`, uuid: providerUuid });
+    expect(created.status).toBe(200);
+    const inventory = await api('PUT', `/resource_providers/${providerUuid}/inventories`, {
+      resource_provider_generation: 0,
+      inventories: { VCPU: { total: CAPACITY } },
+    });
+    expect(inventory.status, JSON.stringify(inventory.body)).toBe(200);
+
+    const statuses: number[] = [];
+    const conflictCodes: string[] = [];
+    const succeeded: string[] = [];
+    const worker = async () => {
+      for (let n = 0; n < CLAIMS_PER_CLIENT; n++) {
+        const consumer = randomUUID();
+        const response = await api('PUT', `/allocations/${consumer}`, {
+          allocations: { [providerUuid]: { resources: { VCPU: 1 } } },
+          project_id: 'concurrency-project',
+          user_id: 'concurrency-user',
+          consumer_generation: null,
+        });
+        statuses.push(response.status);
+        if (response.status === 204) succeeded.push(consumer);
+        if (response.status === 409) conflictCodes.push(response.body.errors[0].code);
+      }
+    };
+    await Promise.all(Array.from({ length: CLIENTS }, worker));
+
+    const usages = await api('GET', `/resource_providers/${providerUuid}/usages`);
+    expect(usages.status).toBe(200);
+    const used = usages.body.usages.VCPU as number;
+    const allocations = await api('GET', `/resource_providers/${providerUuid}/allocations`);
+    const holders = Object.keys(allocations.body.allocations).sort();
+
+    const count = (status: number) => statuses.filter((s) => s === status).length;
+    console.log(
+      `concurrent claims: ${statuses.length} requests, ${count(204)} x 204, ${count(409)} x 409 ` +
+        `(${conflictCodes.filter((code) => code === 'placement.concurrent_update').length} concurrent_update), usage ${used}/${CAPACITY}, ` +
+        `provider generation ${usages.body.resource_provider_generation}`,
+    );
+
+    expect(statuses).toHaveLength(CLIENTS * CLAIMS_PER_CLIENT);
+    expect(statuses.filter((status) => status >= 500)).toEqual([]);
+    expect(statuses.every((status) => status === 204 || status === 409)).toBe(true);
+    expect(count(204)).toBe(used);
+    expect(used).toBeLessThanOrEqual(CAPACITY);
+    expect(count(204)).toBeGreaterThanOrEqual(90);
+    // Exactly the acknowledged consumers hold allocations, one generation bump each (+1 for the inventory).
+    expect(holders).toEqual([...succeeded].sort());
+    expect(usages.body.resource_provider_generation).toBe(1 + used);
+  });
+});
