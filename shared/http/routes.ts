@@ -30,6 +30,8 @@ export interface Route {
   policy?: string;
   /** The route takes a JSON body (below microversion `until`, when given). */
   jsonBody?: { until?: string };
+  /** The status below `since` (default 404; upstream answers 405 for one route). */
+  statusBeforeSince?: 405;
   /** False for a GET that answers with status only (no Accept negotiation). */
   respondsWithJson?: false;
 }
@@ -50,7 +52,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: `${RP}/inventories`, handler: 'inventories', since: '1.0', policy: 'placement:resource_providers:inventories:list' },
   { method: 'POST', path: `${RP}/inventories`, handler: 'inventories', since: '1.0', policy: 'placement:resource_providers:inventories:create', ...JSON_BODY },
   { method: 'PUT', path: `${RP}/inventories`, handler: 'inventories', since: '1.0', policy: 'placement:resource_providers:inventories:update', ...JSON_BODY },
-  { method: 'DELETE', path: `${RP}/inventories`, handler: 'inventories', since: '1.5', policy: 'placement:resource_providers:inventories:delete' },
+  { method: 'DELETE', path: `${RP}/inventories`, handler: 'inventories', since: '1.5', statusBeforeSince: 405, policy: 'placement:resource_providers:inventories:delete' },
   { method: 'GET', path: `${RP}/inventories/{resource_class}`, handler: 'inventories', since: '1.0', policy: 'placement:resource_providers:inventories:show' },
   { method: 'PUT', path: `${RP}/inventories/{resource_class}`, handler: 'inventories', since: '1.0', policy: 'placement:resource_providers:inventories:update', ...JSON_BODY },
   { method: 'DELETE', path: `${RP}/inventories/{resource_class}`, handler: 'inventories', since: '1.0', policy: 'placement:resource_providers:inventories:delete' },

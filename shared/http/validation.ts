@@ -1,34 +1,30 @@
 /**
- * A small JSON-Schema validator covering the keywords Placement's schemas
- * use. It reports errors the way upstream does: Python jsonschema collects
- * every error, picks one with `best_match`, and the 400 detail carries that
- * error's text (message, failing keyword and schema, offending instance),
- * with values rendered as Python reprs and newlines flattened to spaces.
+ * A small JSON-Schema validator for the keywords Placement's schemas use, reporting errors as
+ * upstream does: Python jsonschema (4.10) collects every error, picks one with `best_match`, and
+ * the 400 detail is that error's str() (message, failing keyword and schema, offending instance,
+ * values as Python reprs laid out by pprint) with newlines flattened to spaces by webob.
  */
 import { badRequest } from './errors.js';
 
 export type JsonType = 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean' | 'null';
 
-/** The draft-4 keywords Placement's schemas use; they are checked in the object's key order, as upstream does. */
+/** The draft-4 keywords in use; a schema's keywords are checked in its key order, as upstream's are. */
 export interface JsonSchema {
   type?: JsonType | JsonType[];
   enum?: unknown[];
   format?: 'uuid';
   anyOf?: JsonSchema[];
   oneOf?: JsonSchema[];
-  // objects
   properties?: Record<string, JsonSchema>;
   patternProperties?: Record<string, JsonSchema>;
   additionalProperties?: boolean | JsonSchema;
   required?: string[];
   minProperties?: number;
   maxProperties?: number;
-  // arrays
   items?: JsonSchema;
   minItems?: number;
   maxItems?: number;
   uniqueItems?: boolean;
-  // strings and numbers
   pattern?: string;
   minLength?: number;
   maxLength?: number;
@@ -37,20 +33,18 @@ export interface JsonSchema {
 }
 
 type Path = (string | number)[];
+type JsonObject = Record<string, unknown>;
 
+/** One failure. Paths are relative to the enclosing anyOf/oneOf branch (or the root), as in jsonschema. */
 interface SchemaError {
   message: string;
   keyword: string;
-  /** Instance path, relative to the instance the enclosing anyOf/oneOf (or the root) saw. */
   path: Path;
-  /** Schema path down to and including the keyword, relative in the same way. */
   schemaPath: Path;
   schema: JsonSchema;
   instance: unknown;
   context: SchemaError[];
 }
-
-type JsonObject = Record<string, unknown>;
 
 const isType = (value: unknown, type: JsonType): boolean => {
   switch (type) {
@@ -62,92 +56,85 @@ const isType = (value: unknown, type: JsonType): boolean => {
   }
 };
 const isObject = (value: unknown): value is JsonObject => isType(value, 'object');
-const typesOf = (schema: JsonSchema): JsonType[] | undefined =>
-  schema.type === undefined ? undefined : ([] as JsonType[]).concat(schema.type);
+const typesOf = (schema: JsonSchema): JsonType[] => (schema.type === undefined ? [] : ([] as JsonType[]).concat(schema.type));
 const codePoints = (s: string) => [...s].length;
+const canonical = (value: unknown): string =>
+  isObject(value)
+    ? `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`).join(',')}}`
+    : Array.isArray(value) ? `[${value.map(canonical).join(',')}]` : JSON.stringify(value);
 
-/** oslo.utils' is_uuid_like: hex digits once "urn:", "uuid:", edge braces and dashes are dropped. */
+/** oslo.utils' is_uuid_like (upstream's "uuid" format): 32 hex digits once "urn:", "uuid:", outer braces and dashes are dropped. */
 export const isUuidLike = (value: unknown): boolean =>
   typeof value === 'string' &&
   /^[0-9a-fA-F]{32}$/.test(value.replaceAll('urn:', '').replaceAll('uuid:', '').replace(/^[{}]+|[{}]+$/g, '').replaceAll('-', ''));
 
 const regexes = new Map<string, RegExp>();
-/** Python's re.search, where a bare `$` also matches before a final newline. */
+/** Python's re.search, whose bare `$` also matches before a final newline. */
 function search(pattern: string, text: string): boolean {
   let re = regexes.get(pattern);
   if (!re) regexes.set(pattern, (re = new RegExp(pattern.replace(/(?<!\\)\$/g, '(?=\\n?$)'), 'u')));
   return re.test(text);
 }
 
-const canonical = (value: unknown): string =>
-  isObject(value)
-    ? `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`).join(',')}}`
-    : Array.isArray(value) ? `[${value.map(canonical).join(',')}]` : JSON.stringify(value);
-
-// ---- Python repr / pprint ----------------------------------------------------
+// ---- Python repr() and pprint.pformat(width=72) ----------------------------------
 
 const NON_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+const LINE = /[^\n\r\v\f\x1c-\x1e\x85\u2028\u2029]*(?:\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029])?/gu;
 
 function reprString(s: string): string {
   const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
   let out = '';
   for (const ch of s) {
     const code = ch.codePointAt(0)!;
-    if (ch === quote) out += `\\${ch}`;
-    else if (ESCAPES[ch]) out += ESCAPES[ch];
-    else if (ch !== ' ' && NON_PRINTABLE.test(ch)) {
-      const [prefix, width] = code < 0x100 ? ['x', 2] : code < 0x10000 ? ['u', 4] : ['U', 8];
-      out += `\\${prefix}${code.toString(16).padStart(width as number, '0')}`;
-    } else out += ch;
+    if (ch === quote || ESCAPES[ch]) out += ESCAPES[ch] ?? `\\${ch}`;
+    else if (ch === ' ' || !NON_PRINTABLE.test(ch)) out += ch;
+    else if (code < 0x100) out += `\\x${code.toString(16).padStart(2, '0')}`;
+    else out += code < 0x10000 ? `\\u${code.toString(16).padStart(4, '0')}` : `\\U${code.toString(16).padStart(8, '0')}`;
   }
   return quote + out + quote;
 }
 
+/** Integral values print as Python ints (JSON.parse cannot tell 1 from 1.0), others as Python floats. */
 function reprNumber(n: number): string {
-  // JSON does not tell 1 from 1.0 once parsed: integral values below 1e16 print as ints.
   if (Number.isInteger(n) && Math.abs(n) < 1e16) return String(n);
   const [mantissa, exp] = n.toExponential().split('e') as [string, string];
   const e = Number(exp);
-  if (e < -4 || e >= 16) return `${mantissa}e${e < 0 ? '-' : '+'}${String(Math.abs(e)).padStart(2, '0')}`;
-  return String(n);
+  return e < -4 || e >= 16 ? `${mantissa}e${e < 0 ? '-' : '+'}${String(Math.abs(e)).padStart(2, '0')}` : String(n);
 }
 
-const sortedEntries = (o: JsonObject, sort: boolean) => {
-  const entries = Object.entries(o);
-  return sort ? entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : entries;
-};
+const entriesOf = (o: JsonObject, sorted: boolean) =>
+  sorted ? Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : Object.entries(o);
 
-/** Python's repr() of a JSON value; `sortKeys` gives pprint's dict ordering. */
-export function pyRepr(value: unknown, sortKeys = false): string {
+/** Python's repr() of a JSON value; `sorted` orders dict keys as pprint does. */
+export function pyRepr(value: unknown, sorted = false): string {
   if (value === null || value === undefined) return 'None';
   if (typeof value === 'boolean') return value ? 'True' : 'False';
   if (typeof value === 'number') return reprNumber(value);
   if (typeof value === 'string') return reprString(value);
-  if (Array.isArray(value)) return `[${value.map((v) => pyRepr(v, sortKeys)).join(', ')}]`;
-  const entries = sortedEntries(value as JsonObject, sortKeys);
-  return `{${entries.map(([k, v]) => `${reprString(k)}: ${pyRepr(v, sortKeys)}`).join(', ')}}`;
+  if (Array.isArray(value)) return `[${value.map((v) => pyRepr(v, sorted)).join(', ')}]`;
+  return `{${entriesOf(value as JsonObject, sorted).map(([k, v]) => `${reprString(k)}: ${pyRepr(v, sorted)}`).join(', ')}}`;
 }
 
-const LINES = /[^\n\r\v\f\x1c-\x1e\x85\u2028\u2029]*(?:\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029])?/gu;
-
-/** pprint's long-string layout: one repr per line, long lines cut after whitespace; parenthesised at top level. */
+/** pprint's long string: a repr per line, long lines cut after whitespace, parenthesised at top level. */
 function pformatString(s: string, indent: number, allowance: number, top: boolean): string {
   if (top) [indent, allowance] = [indent + 1, allowance + 1];
-  const lines = s.match(LINES)!.filter(Boolean);
+  const lines = s.match(LINE)!.filter(Boolean);
   const chunks: string[] = [];
   lines.forEach((line, i) => {
     const lastLine = i === lines.length - 1;
     if (codePoints(reprString(line)) <= 72 - indent - (lastLine ? allowance : 0)) return void chunks.push(reprString(line));
     const parts = line.match(/\S*\s*/gu)!.filter(Boolean);
     let current = '';
-    parts.forEach((part, j) => {
+    for (const [j, part] of parts.entries()) {
       const width = 72 - indent - (lastLine && j === parts.length - 1 ? allowance : 0);
-      if (codePoints(reprString(current + part)) > width) {
-        if (current) chunks.push(reprString(current));
-        current = part;
-      } else current += part;
-    });
+      if (codePoints(reprString(current + part)) <= width) {
+        current += part;
+        continue;
+      }
+      if (current) chunks.push(reprString(current));
+      current = part;
+    }
     if (current) chunks.push(reprString(current));
   });
   if (chunks.length <= 1) return reprString(s);
@@ -155,7 +142,6 @@ function pformatString(s: string, indent: number, allowance: number, top: boolea
   return top ? `(${body})` : body;
 }
 
-/** pprint.pformat(value, width=72), the layout of the schema and instance in the error text. */
 function pformat(value: unknown, indent = 0, allowance = 0, top = true): string {
   const rep = pyRepr(value, true);
   if (codePoints(rep) <= 72 - indent - allowance) return rep;
@@ -163,50 +149,61 @@ function pformat(value: unknown, indent = 0, allowance = 0, top = true): string 
   if (typeof value !== 'object' || value === null) return rep;
   const sep = `,\n${' '.repeat(indent + 1)}`;
   const last = (i: number, n: number) => (i === n - 1 ? allowance + 1 : 1);
-  if (Array.isArray(value)) {
-    return `[${value.map((v, i) => pformat(v, indent + 1, last(i, value.length), false)).join(sep)}]`;
-  }
-  const entries = sortedEntries(value as JsonObject, true);
+  if (Array.isArray(value)) return `[${value.map((v, i) => pformat(v, indent + 1, last(i, value.length), false)).join(sep)}]`;
+  const entries = entriesOf(value as JsonObject, true);
   return `{${entries.map(([k, v], i) => {
     const key = reprString(k);
     return `${key}: ${pformat(v, indent + 1 + codePoints(key) + 2, last(i, entries.length), false)}`;
   }).join(sep)}}`;
 }
 
-// ---- validation ------------------------------------------------------------
+// ---- validation -----------------------------------------------------------------
 
-/** Appends to `out` every error of `instance` against `schema`, in jsonschema's order. */
+/** Appends every error of `instance` against `schema` to `out`, in jsonschema's order. */
 function collect(schema: JsonSchema, instance: unknown, path: Path, schemaPath: Path, out: SchemaError[]): void {
-  for (const [keyword, value] of Object.entries(schema) as [keyof JsonSchema, never][]) {
+  for (const keyword of Object.keys(schema) as (keyof JsonSchema)[]) {
     const fail = (message: string, context: SchemaError[] = []) =>
       out.push({ message, keyword, path, schemaPath: [...schemaPath, keyword], schema, instance, context });
     const descend = (child: unknown, sub: JsonSchema, key: Path, schemaKey: Path) =>
       collect(sub, child, [...path, ...key], [...schemaPath, keyword, ...schemaKey], out);
-    const subErrors = (sub: JsonSchema, index: number) => {
-      const errors: SchemaError[] = [];
-      collect(sub, instance, [], [index], errors);
-      return errors;
-    };
     const repr = pyRepr(instance);
-    const s = schema as Required<JsonSchema>;
+    const size = isObject(instance) ? Object.keys(instance).length : Array.isArray(instance) ? instance.length : NaN;
+    const length = typeof instance === 'string' ? codePoints(instance) : NaN;
+    const number = typeof instance === 'number' ? instance : NaN;
     switch (keyword) {
-      case 'type': {
-        const types = typesOf(schema)!;
-        if (!types.some((t) => isType(instance, t))) fail(`${repr} is not of type ${types.map((t) => pyRepr(t)).join(', ')}`);
+      case 'type':
+        if (!typesOf(schema).some((t) => isType(instance, t))) fail(`${repr} is not of type ${typesOf(schema).map((t) => pyRepr(t)).join(', ')}`);
+        break;
+      case 'enum':
+        if (!schema.enum!.some((v) => canonical(v) === canonical(instance))) fail(`${repr} is not one of ${pyRepr(schema.enum)}`);
+        break;
+      case 'format':
+        if (schema.format === 'uuid' && !isUuidLike(instance)) fail(`${repr} is not a 'uuid'`);
+        break;
+      case 'anyOf':
+      case 'oneOf': {
+        const branches = schema[keyword]!;
+        const errors: SchemaError[] = [];
+        const first = branches.findIndex((sub, i) => {
+          const before = errors.length;
+          collect(sub, instance, [], [i], errors);
+          return errors.length === before;
+        });
+        if (first < 0) fail(`${repr} is not valid under any of the given schemas`, errors);
+        const more = keyword === 'oneOf' && first >= 0 ? branches.slice(first + 1).filter((sub) => isValid(sub, instance)) : [];
+        if (more.length > 0) fail(`${repr} is valid under each of ${[...more, branches[first]].map((v) => pyRepr(v)).join(', ')}`);
         break;
       }
       case 'properties':
-        if (isObject(instance)) {
-          for (const [name, sub] of Object.entries(s.properties)) {
-            if (Object.hasOwn(instance, name)) descend(instance[name], sub, [name], [name]);
-          }
+        if (!isObject(instance)) break;
+        for (const [name, sub] of Object.entries(schema.properties!)) {
+          if (Object.hasOwn(instance, name)) descend(instance[name], sub, [name], [name]);
         }
         break;
       case 'patternProperties':
-        if (isObject(instance)) {
-          for (const [pattern, sub] of Object.entries(s.patternProperties)) {
-            for (const [name, child] of Object.entries(instance)) if (search(pattern, name)) descend(child, sub, [name], [pattern]);
-          }
+        if (!isObject(instance)) break;
+        for (const [pattern, sub] of Object.entries(schema.patternProperties!)) {
+          for (const [name, child] of Object.entries(instance)) if (search(pattern, name)) descend(child, sub, [name], [pattern]);
         }
         break;
       case 'additionalProperties': {
@@ -214,90 +211,62 @@ function collect(schema: JsonSchema, instance: unknown, path: Path, schemaPath: 
         const patterns = Object.keys(schema.patternProperties ?? {});
         const extras = Object.keys(instance).filter(
           (name) => !Object.hasOwn(schema.properties ?? {}, name) && !patterns.some((p) => search(p, name)));
-        if (isObject(value)) {
-          for (const name of extras) descend(instance[name], value, [name], []);
-        } else if (value === false && extras.length > 0) {
-          const names = extras.sort().map((n) => pyRepr(n)).join(', ');
-          if (schema.patternProperties) {
-            const regexList = patterns.sort().map((p) => pyRepr(p)).join(', ');
-            fail(`${names} ${extras.length === 1 ? 'does' : 'do'} not match any of the regexes: ${regexList}`);
-          } else fail(`Additional properties are not allowed (${names} ${extras.length === 1 ? 'was' : 'were'} unexpected)`);
-        }
+        const extra = schema.additionalProperties!;
+        if (isObject(extra)) for (const name of extras) descend(instance[name], extra, [name], []);
+        if (extra !== false || extras.length === 0) break;
+        const names = extras.sort().map((n) => pyRepr(n)).join(', ');
+        if (!schema.patternProperties) fail(`Additional properties are not allowed (${names} ${extras.length === 1 ? 'was' : 'were'} unexpected)`);
+        else fail(`${names} ${extras.length === 1 ? 'does' : 'do'} not match any of the regexes: ${patterns.sort().map((p) => pyRepr(p)).join(', ')}`);
         break;
       }
       case 'required':
-        if (isObject(instance)) for (const name of s.required) if (!Object.hasOwn(instance, name)) fail(`${pyRepr(name)} is a required property`);
+        if (!isObject(instance)) break;
+        for (const name of schema.required!) if (!Object.hasOwn(instance, name)) fail(`${pyRepr(name)} is a required property`);
         break;
       case 'minProperties':
-        if (isObject(instance) && Object.keys(instance).length < value) fail(`${repr} does not have enough properties`);
+        if (isObject(instance) && size < schema.minProperties!) fail(`${repr} does not have enough properties`);
         break;
       case 'maxProperties':
-        if (isObject(instance) && Object.keys(instance).length > value) fail(`${repr} has too many properties`);
-        break;
-      case 'pattern':
-        if (typeof instance === 'string' && !search(value, instance)) fail(`${repr} does not match ${pyRepr(value)}`);
-        break;
-      case 'minLength':
-      case 'maxLength':
-        if (typeof instance === 'string' && (keyword === 'minLength' ? codePoints(instance) < value : codePoints(instance) > value)) {
-          fail(`${repr} is too ${keyword === 'minLength' ? 'short' : 'long'}`);
-        }
-        break;
-      case 'minimum':
-        if (typeof instance === 'number' && instance < value) fail(`${repr} is less than the minimum of ${pyRepr(value)}`);
-        break;
-      case 'maximum':
-        if (typeof instance === 'number' && instance > value) fail(`${repr} is greater than the maximum of ${pyRepr(value)}`);
-        break;
-      case 'enum':
-        if (!s.enum.some((v) => canonical(v) === canonical(instance))) fail(`${repr} is not one of ${pyRepr(value)}`);
+        if (isObject(instance) && size > schema.maxProperties!) fail(`${repr} has too many properties`);
         break;
       case 'items':
-        if (Array.isArray(instance)) instance.forEach((item, i) => descend(item, value, [i], []));
+        if (Array.isArray(instance)) instance.forEach((item, i) => descend(item, schema.items!, [i], []));
         break;
       case 'minItems':
+        if (Array.isArray(instance) && size < schema.minItems!) fail(`${repr} is too short`);
+        break;
       case 'maxItems':
-        if (Array.isArray(instance) && (keyword === 'minItems' ? instance.length < value : instance.length > value)) {
-          fail(`${repr} is too ${keyword === 'minItems' ? 'short' : 'long'}`);
-        }
+        if (Array.isArray(instance) && size > schema.maxItems!) fail(`${repr} is too long`);
         break;
       case 'uniqueItems':
-        if (value && Array.isArray(instance) && new Set(instance.map(canonical)).size < instance.length) fail(`${repr} has non-unique elements`);
+        if (schema.uniqueItems && Array.isArray(instance) && new Set(instance.map(canonical)).size < size) fail(`${repr} has non-unique elements`);
         break;
-      case 'anyOf':
-      case 'oneOf': {
-        const all: SchemaError[] = [];
-        const valid: JsonSchema[] = [];
-        for (const [i, sub] of (value as JsonSchema[]).entries()) {
-          const errors = subErrors(sub, i);
-          if (errors.length === 0) valid.push(sub);
-          else if (valid.length === 0) all.push(...errors);
-          if (valid.length > 0 && keyword === 'anyOf') break;
-        }
-        if (valid.length === 0) fail(`${repr} is not valid under any of the given schemas`, all);
-        else if (valid.length > 1) {
-          fail(`${repr} is valid under each of ${[...valid.slice(1), valid[0]].map((v) => pyRepr(v)).join(', ')}`);
-        }
+      case 'pattern':
+        if (typeof instance === 'string' && !search(schema.pattern!, instance)) fail(`${repr} does not match ${pyRepr(schema.pattern)}`);
         break;
-      }
-      case 'format':
-        if (value === 'uuid' && !isUuidLike(instance)) fail(`${repr} is not a 'uuid'`);
+      case 'minLength':
+        if (length < schema.minLength!) fail(`${repr} is too short`);
+        break;
+      case 'maxLength':
+        if (length > schema.maxLength!) fail(`${repr} is too long`);
+        break;
+      case 'minimum':
+        if (number < schema.minimum!) fail(`${repr} is less than the minimum of ${pyRepr(schema.minimum)}`);
+        break;
+      case 'maximum':
+        if (number > schema.maximum!) fail(`${repr} is greater than the maximum of ${pyRepr(schema.maximum)}`);
         break;
     }
   }
 }
 
-const WEAK = new Set(['anyOf', 'oneOf']);
-/** jsonschema's `relevance` key, folded into a number (higher is more relevant). */
-function relevance(e: SchemaError): number {
-  const types = typesOf(e.schema);
-  const matchesType = types !== undefined && types.some((t) => isType(e.instance, t));
-  return -e.path.length * 4 + (WEAK.has(e.keyword) ? 0 : 2) + (matchesType ? 0 : 1);
-}
+/** jsonschema's `relevance` key as a number (higher wins): shallow path, then not anyOf/oneOf, then a type mismatch. */
+const relevance = (e: SchemaError): number =>
+  -e.path.length * 4 + (e.keyword === 'anyOf' || e.keyword === 'oneOf' ? 0 : 2) + (typesOf(e.schema).some((t) => isType(e.instance, t)) ? 0 : 1);
 
-/** jsonschema's `best_match`: the shallowest error, then the deepest inside anyOf/oneOf. */
+/** jsonschema's `best_match`: the first most relevant error, then down into anyOf/oneOf to the least relevant branch error. */
 function bestMatch(errors: SchemaError[]): SchemaError | undefined {
-  let best = errors.reduce<SchemaError | undefined>((b, e) => (b === undefined || relevance(e) > relevance(b) ? e : b), undefined);
+  let best = errors.reduce<SchemaError | undefined>((b, e) => (b && relevance(e) <= relevance(b) ? b : e), undefined);
   while (best && best.context.length > 0) {
     const [first, second] = [...best.context].sort((a, b) => relevance(a) - relevance(b));
     if (second && relevance(first!) === relevance(second)) break;
@@ -306,17 +275,13 @@ function bestMatch(errors: SchemaError[]): SchemaError | undefined {
   return best;
 }
 
-/** The error's str(): message, failing keyword with its schema, and the instance. */
+/** The error's str(), newlines flattened to spaces. */
 function describe(e: SchemaError): string {
   const at = (word: string, path: Path) => (path.length ? `${word}[${path.map((p) => pyRepr(p)).join('][')}]` : word);
   const block = (value: unknown) => pformat(value).replaceAll('\n', '\n    ');
-  return [
-    e.message,
-    '',
-    `Failed validating ${pyRepr(e.keyword)} in ${at('schema', e.schemaPath.slice(0, -1))}:\n    ${block(e.schema)}`,
-    '',
-    `On ${at('instance', e.path)}:\n    ${block(e.instance)}`,
-  ].join('\n').replaceAll('\n', ' ');
+  const text = `${e.message}\n\nFailed validating ${pyRepr(e.keyword)} in ${at('schema', e.schemaPath.slice(0, -1))}:\n` +
+    `    ${block(e.schema)}\n\nOn ${at('instance', e.path)}:\n    ${block(e.instance)}`;
+  return text.replaceAll('\n', ' ');
 }
 
 function firstError(schema: JsonSchema, instance: unknown): SchemaError | undefined {
@@ -327,13 +292,13 @@ function firstError(schema: JsonSchema, instance: unknown): SchemaError | undefi
 
 export const isValid = (schema: JsonSchema, instance: unknown): boolean => firstError(schema, instance) === undefined;
 
-/** Validates a parsed JSON request body; 400 "JSON does not validate: …" on failure. */
+/** Validates a parsed JSON body: 400 "JSON does not validate: …" on failure. */
 export function validateBody(schema: JsonSchema, body: unknown): void {
   const error = firstError(schema, body);
   if (error) throw badRequest(`JSON does not validate: ${describe(error)}`);
 }
 
-/** Validates query parameters (last value of each key); 400 "Invalid query string parameters: …". */
+/** Validates query parameters (one value per key, the last one given): 400 "Invalid query string parameters: …". */
 export function validateQuery(schema: JsonSchema, params: Record<string, string>): void {
   const error = firstError(schema, params);
   if (error) throw badRequest(`Invalid query string parameters: ${describe(error)}`);

@@ -38,7 +38,13 @@ export const requestGuards = (): middy.MiddlewareObj => ({
     checkContentLength(placement);
     const route = placement.match?.route;
     if (route === undefined) return; // the handler answers 404/405
-    if (placement.version.isBefore(route.since)) throw notFound('The resource could not be found.');
+    if (placement.version.isBefore(route.since)) {
+      throw route.statusBeforeSince === 405
+        ? new HttpError(405, 'The method specified is not allowed for this resource.', {
+            explanation: `The method ${placement.method} is not allowed for this resource.`,
+          })
+        : notFound('The resource could not be found.');
+    }
     // Upstream negotiates only where it answers with a JSON document: the GETs with a body.
     if (route.method === 'GET' && route.respondsWithJson !== false && !acceptsJson(placement.header('accept'))) {
       throw new HttpError(406, 'Only application/json is provided', {
