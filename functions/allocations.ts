@@ -7,7 +7,7 @@
  * shared/domain/claims.ts from a strongly consistent read and retried on
  * fresh state when a concurrent claim cancels it.
  */
-import { badRequest, notFound } from '../shared/http/errors.js';
+import { badRequest, conflict, ErrorCode, notFound } from '../shared/http/errors.js';
 import { lambdaHandler, type Operations, type Reply } from '../shared/http/lambda.js';
 import type { PlacementRequest } from '../shared/http/request.js';
 import type { JsonSchema } from '../shared/http/validation.js';
@@ -20,7 +20,7 @@ import { config } from '../shared/config.js';
 import { resourceClasses } from '../shared/storage/catalog.js';
 import { getConsumer, getConsumers, listProviderAllocations, writeClaim } from '../shared/storage/consumers.js';
 import { getProvider, getProviders } from '../shared/storage/providers.js';
-import { withRetries } from '../shared/storage/transaction.js';
+import { ConcurrentUpdate, withRetries } from '../shared/storage/transaction.js';
 
 /** One consumer's part of a PUT or POST body (any microversion, after schema validation). */
 interface ConsumerBody {
@@ -98,6 +98,12 @@ async function claim(desired: DesiredConsumer[], form: 'put' | 'post'): Promise<
     const now = new Date().toISOString();
     const plan = planClaim(desired, { consumers, providers, classExists: (name) => !unknown.has(name) }, now, { form });
     await writeClaim(plan.consumers, plan.providers, now);
+  }).catch((error: unknown) => {
+    // Out of retries: upstream's wording for a claim that kept losing the race.
+    if (error instanceof ConcurrentUpdate) {
+      throw conflict(`Inventory and/or allocations changed while attempting to allocate: ${error.message}`, ErrorCode.CONCURRENT_UPDATE);
+    }
+    throw error;
   });
 }
 

@@ -17,6 +17,7 @@
  *   and gets none is kept (created) as it is, generation 0 when new.
  */
 import { checkAllocation } from './capacity.js';
+import { STANDARD_RESOURCE_CLASSES } from './standard-catalog.js';
 import { conflict, badRequest, ErrorCode, type HttpError } from '../http/errors.js';
 import type { Consumer, Provider, Resources } from './model.js';
 import type { ConsumerChange, ProviderUsageChange } from '../storage/consumers.js';
@@ -85,6 +86,9 @@ export function checkConsumerGeneration(existing: Consumer | undefined, expected
   if (existing.generation !== expected) throw generationConflict(String(existing.generation), expected);
 }
 
+const standardRank = new Map(STANDARD_RESOURCE_CLASSES.map((name, index) => [name, index]));
+const classRank = (name: string) => standardRank.get(name) ?? STANDARD_RESOURCE_CLASSES.length;
+
 const add = (target: Resources, resourceClass: string, amount: number) => {
   target[resourceClass] = (target[resourceClass] ?? 0) + amount;
 };
@@ -119,6 +123,7 @@ export function planClaim(desired: DesiredConsumer[], state: ClaimState, now: st
     const source = Object.keys(want.allocations).length > 0 ? want.allocations : (state.consumers.get(want.uuid)?.allocations ?? {});
     const zero = source !== want.allocations;
     for (const [provider, resources] of Object.entries(source)) {
+      if (!state.providers.has(provider)) continue; // only a removal can name a provider that is gone
       for (const [resourceClass, amount] of Object.entries(resources)) {
         lines.push({ consumer: want.uuid, provider, resourceClass, used: zero ? 0 : amount });
       }
@@ -142,7 +147,8 @@ export function planClaim(desired: DesiredConsumer[], state: ClaimState, now: st
       for (const [resourceClass, amount] of Object.entries(resources)) nestedAdd(released, provider, resourceClass, amount);
     }
   }
-  const classes = [...new Set(lines.map((line) => line.resourceClass))];
+  // Named in upstream's (database id) order: standard classes by catalog position, custom ones after.
+  const classes = [...new Set(lines.map((line) => line.resourceClass))].sort((a, b) => classRank(a) - classRank(b));
   const providersWithoutInventory = [...new Set(lines.map((line) => line.provider))].filter(
     (uuid) => !classes.some((resourceClass) => state.providers.get(uuid)!.inventories[resourceClass] !== undefined),
   );
@@ -175,6 +181,7 @@ export function planClaim(desired: DesiredConsumer[], state: ClaimState, now: st
     const unchanged =
       before !== undefined &&
       !touched.has(want.uuid) &&
+      Object.keys(before.allocations).length === 0 &&
       before.projectId === want.projectId &&
       before.userId === want.userId &&
       before.consumerType === type;
@@ -196,7 +203,7 @@ export function planClaim(desired: DesiredConsumer[], state: ClaimState, now: st
 
   // 7. Provider usage changes: requested minus released, per provider.
   const visited = new Set(lines.map((line) => line.provider));
-  const providerUuids = [...new Set([...visited, ...released.keys()])];
+  const providerUuids = [...new Set([...visited, ...released.keys()])].filter((uuid) => state.providers.has(uuid));
   const providers: ProviderUsageChange[] = [];
   for (const uuid of providerUuids) {
     const deltas: Resources = {};

@@ -15,21 +15,20 @@ export interface JsonSchema {
   format?: 'uuid';
   anyOf?: JsonSchema[];
   oneOf?: JsonSchema[];
+  // objects
   properties?: Record<string, JsonSchema>;
   patternProperties?: Record<string, JsonSchema>;
   additionalProperties?: boolean | JsonSchema;
   required?: string[];
-  minProperties?: number;
-  maxProperties?: number;
+  minProperties?: number; maxProperties?: number;
+  // arrays
   items?: JsonSchema;
-  minItems?: number;
-  maxItems?: number;
+  minItems?: number; maxItems?: number;
   uniqueItems?: boolean;
+  // strings and numbers
   pattern?: string;
-  minLength?: number;
-  maxLength?: number;
-  minimum?: number;
-  maximum?: number;
+  minLength?: number; maxLength?: number;
+  minimum?: number; maximum?: number;
 }
 
 type Path = (string | number)[];
@@ -159,26 +158,41 @@ function pformat(value: unknown, indent = 0, allowance = 0, top = true): string 
 
 // ---- validation -----------------------------------------------------------------
 
+const propertyCount = (v: unknown) => (isObject(v) ? Object.keys(v).length : NaN);
+const itemCount = (v: unknown) => (Array.isArray(v) ? v.length : NaN);
+const stringLength = (v: unknown) => (typeof v === 'string' ? codePoints(v) : NaN);
+const numberValue = (v: unknown) => (typeof v === 'number' ? v : NaN);
+type Limit = 'minProperties' | 'maxProperties' | 'minItems' | 'maxItems' | 'minLength' | 'maxLength' | 'minimum' | 'maximum';
+/** Bounds, each for one kind of instance (NaN measures the others): what is measured, whether it is a minimum, the message. */
+const LIMITS: Record<Limit, [(v: unknown) => number, boolean, (repr: string, bound: string) => string]> = {
+  minProperties: [propertyCount, true, (r) => `${r} does not have enough properties`],
+  maxProperties: [propertyCount, false, (r) => `${r} has too many properties`],
+  minItems: [itemCount, true, (r) => `${r} is too short`],
+  maxItems: [itemCount, false, (r) => `${r} is too long`],
+  minLength: [stringLength, true, (r) => `${r} is too short`],
+  maxLength: [stringLength, false, (r) => `${r} is too long`],
+  minimum: [numberValue, true, (r, bound) => `${r} is less than the minimum of ${bound}`],
+  maximum: [numberValue, false, (r, bound) => `${r} is greater than the maximum of ${bound}`],
+};
+
 /** Appends every error of `instance` against `schema` to `out`, in jsonschema's order. */
 function collect(schema: JsonSchema, instance: unknown, path: Path, schemaPath: Path, out: SchemaError[]): void {
+  let reprCache: string | undefined;
+  const repr = () => (reprCache ??= pyRepr(instance));
   for (const keyword of Object.keys(schema) as (keyof JsonSchema)[]) {
     const fail = (message: string, context: SchemaError[] = []) =>
       out.push({ message, keyword, path, schemaPath: [...schemaPath, keyword], schema, instance, context });
     const descend = (child: unknown, sub: JsonSchema, key: Path, schemaKey: Path) =>
       collect(sub, child, [...path, ...key], [...schemaPath, keyword, ...schemaKey], out);
-    const repr = pyRepr(instance);
-    const size = isObject(instance) ? Object.keys(instance).length : Array.isArray(instance) ? instance.length : NaN;
-    const length = typeof instance === 'string' ? codePoints(instance) : NaN;
-    const number = typeof instance === 'number' ? instance : NaN;
     switch (keyword) {
       case 'type':
-        if (!typesOf(schema).some((t) => isType(instance, t))) fail(`${repr} is not of type ${typesOf(schema).map((t) => pyRepr(t)).join(', ')}`);
+        if (!typesOf(schema).some((t) => isType(instance, t))) fail(`${repr()} is not of type ${typesOf(schema).map((t) => pyRepr(t)).join(', ')}`);
         break;
       case 'enum':
-        if (!schema.enum!.some((v) => canonical(v) === canonical(instance))) fail(`${repr} is not one of ${pyRepr(schema.enum)}`);
+        if (!schema.enum!.some((v) => canonical(v) === canonical(instance))) fail(`${repr()} is not one of ${pyRepr(schema.enum)}`);
         break;
       case 'format':
-        if (schema.format === 'uuid' && !isUuidLike(instance)) fail(`${repr} is not a 'uuid'`);
+        if (schema.format === 'uuid' && !isUuidLike(instance)) fail(`${repr()} is not a 'uuid'`);
         break;
       case 'anyOf':
       case 'oneOf': {
@@ -189,9 +203,9 @@ function collect(schema: JsonSchema, instance: unknown, path: Path, schemaPath: 
           collect(sub, instance, [], [i], errors);
           return errors.length === before;
         });
-        if (first < 0) fail(`${repr} is not valid under any of the given schemas`, errors);
+        if (first < 0) fail(`${repr()} is not valid under any of the given schemas`, errors);
         const more = keyword === 'oneOf' && first >= 0 ? branches.slice(first + 1).filter((sub) => isValid(sub, instance)) : [];
-        if (more.length > 0) fail(`${repr} is valid under each of ${[...more, branches[first]].map((v) => pyRepr(v)).join(', ')}`);
+        if (more.length > 0) fail(`${repr()} is valid under each of ${[...more, branches[first]].map((v) => pyRepr(v)).join(', ')}`);
         break;
       }
       case 'properties':
@@ -223,39 +237,21 @@ function collect(schema: JsonSchema, instance: unknown, path: Path, schemaPath: 
         if (!isObject(instance)) break;
         for (const name of schema.required!) if (!Object.hasOwn(instance, name)) fail(`${pyRepr(name)} is a required property`);
         break;
-      case 'minProperties':
-        if (isObject(instance) && size < schema.minProperties!) fail(`${repr} does not have enough properties`);
-        break;
-      case 'maxProperties':
-        if (isObject(instance) && size > schema.maxProperties!) fail(`${repr} has too many properties`);
-        break;
       case 'items':
         if (Array.isArray(instance)) instance.forEach((item, i) => descend(item, schema.items!, [i], []));
         break;
-      case 'minItems':
-        if (Array.isArray(instance) && size < schema.minItems!) fail(`${repr} is too short`);
-        break;
-      case 'maxItems':
-        if (Array.isArray(instance) && size > schema.maxItems!) fail(`${repr} is too long`);
-        break;
       case 'uniqueItems':
-        if (schema.uniqueItems && Array.isArray(instance) && new Set(instance.map(canonical)).size < size) fail(`${repr} has non-unique elements`);
+        if (schema.uniqueItems && Array.isArray(instance) && new Set(instance.map(canonical)).size < instance.length) fail(`${repr()} has non-unique elements`);
         break;
       case 'pattern':
-        if (typeof instance === 'string' && !search(schema.pattern!, instance)) fail(`${repr} does not match ${pyRepr(schema.pattern)}`);
+        if (typeof instance === 'string' && !search(schema.pattern!, instance)) fail(`${repr()} does not match ${pyRepr(schema.pattern)}`);
         break;
-      case 'minLength':
-        if (length < schema.minLength!) fail(`${repr} is too short`);
-        break;
-      case 'maxLength':
-        if (length > schema.maxLength!) fail(`${repr} is too long`);
-        break;
-      case 'minimum':
-        if (number < schema.minimum!) fail(`${repr} is less than the minimum of ${pyRepr(schema.minimum)}`);
-        break;
-      case 'maximum':
-        if (number > schema.maximum!) fail(`${repr} is greater than the maximum of ${pyRepr(schema.maximum)}`);
-        break;
+      default: {
+        if (!Object.hasOwn(LIMITS, keyword)) break; // unknown keywords are ignored
+        const [measure, isMinimum, message] = LIMITS[keyword];
+        const [actual, bound] = [measure(instance), schema[keyword] as number];
+        if (isMinimum ? actual < bound : actual > bound) fail(message(repr(), pyRepr(bound)));
+      }
     }
   }
 }

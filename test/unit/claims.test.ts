@@ -118,6 +118,8 @@ describe('planClaim: capacity and inventory constraints', () => {
     const error = errorOf(() => planClaim([want(C1, { [RP1]: { DISK_GB: 10 } })], state([provider(RP1, {})]), NOW));
     expect(error.status).toBe(409);
     expect(error.message).toContain(`Inventory for 'DISK_GB' on resource provider '${RP1}' invalid.`);
+    const several = errorOf(() => planClaim([want(C1, { [RP1]: { CUSTOM_X: 1, DISK_GB: 10, VCPU: 1 } })], state([provider(RP1, {})]), NOW));
+    expect(several.message).toBe(`Unable to allocate inventory: Inventory for 'VCPU, DISK_GB, CUSTOM_X' on resource provider '${RP1}' invalid.`);
   });
 
   it('answers 400 for a provider that does not exist', () => {
