@@ -41,21 +41,7 @@ async function loadProvider(uuid: string, separator?: ' : ' | ': '): Promise<Pro
   return provider;
 }
 
-/**
- * Whether a resource class exists: standard names are known, custom ones
- * are looked up, anything else does not exist.
- */
-async function classExists(name: string): Promise<boolean> {
-  if (isStandardResourceClass(name)) return true;
-  if (!isCustomName(name)) return false;
-  return (await resourceClasses.get(name)) !== undefined;
-}
-
-/** The first class, among those new to the provider, that does not exist (custom ones are read from the catalog). */
-async function firstUnknownClass(names: Iterable<string>): Promise<string | undefined> {
-  for (const name of names) if (!(await classExists(name))) return name;
-  return undefined;
-}
+const classExists = async (name: string): Promise<boolean> => (await resourceClasses.missing([name])).length === 0;
 
 /** The first class that cannot exist whatever the catalog holds (neither standard nor custom). */
 function firstImpossibleClass(names: Iterable<string>): string | undefined {
@@ -196,7 +182,7 @@ async function replaceInventories(request: PlacementRequest): Promise<Reply> {
       const inUse = replacementProblem(current, inventories);
       if (inUse !== undefined) {
         // Upstream resolves every class name before it looks at allocations.
-        const unknown = await firstUnknownClass(added);
+        const [unknown] = await resourceClasses.missing(added);
         if (unknown !== undefined) throw unknownClass(unknown);
         throw conflict(`update conflict: ${inUse}`, ErrorCode.INVENTORY_INUSE);
       }

@@ -9,7 +9,6 @@ import { checkNewParent } from '../shared/domain/provider-tree.js';
 import { parseInTree, parseMemberOf, parseRequiredTraits, parseResources, satisfies } from '../shared/domain/query-filters.js';
 import { fitsCapacity } from '../shared/domain/capacity.js';
 import { normalizeUuid } from '../shared/domain/uuid.js';
-import { isStandardResourceClass, isStandardTrait } from '../shared/domain/standard-catalog.js';
 import * as schemas from '../shared/schemas/resource-provider.js';
 import { findProviderUuidByName, getProvider, getProviders, listProviders, listTree, providerChangeWrites } from '../shared/storage/providers.js';
 import { resourceClasses, traits } from '../shared/storage/catalog.js';
@@ -61,12 +60,7 @@ function listQuerySchema(request: PlacementRequest) {
 }
 
 async function checkNamesExist(names: string[], kind: 'resource class' | 'trait'): Promise<void> {
-  const catalog = kind === 'trait' ? traits : resourceClasses;
-  const isStandard = kind === 'trait' ? isStandardTrait : isStandardResourceClass;
-  const unknown: string[] = [];
-  for (const name of new Set(names)) {
-    if (!isStandard(name) && (await catalog.get(name)) === undefined) unknown.push(name);
-  }
+  const unknown = await (kind === 'trait' ? traits : resourceClasses).missing(names);
   if (unknown.length === 0) return;
   if (kind === 'trait') throw badRequest(`Invalid trait(s) in "required" parameter: No such trait(s): ${unknown.join(', ')}.`);
   throw badRequest(`Invalid resource class in resources parameter: No such resource class ${unknown[0]}.`);

@@ -89,5 +89,3 @@ export const ROUTES: readonly Route[] = [
 
 /** "GET /resource_providers/{uuid}": the API Gateway route key, also the key of a handler's operation map. */
 export const routeKey = (route: Pick<Route, 'method' | 'path'>): string => `${route.method} ${route.path}`;
-
-export const HANDLER_NAMES: readonly HandlerName[] = [...new Set(ROUTES.map((route) => route.handler))];

@@ -22,7 +22,24 @@ export interface CatalogEntry {
 }
 
 export class Catalog {
-  constructor(private readonly partition: string) {}
+  constructor(
+    private readonly partition: string,
+    /** Names shipped with the service; seeded into the table and never deleted. */
+    private readonly standard: readonly string[],
+  ) {}
+
+  /**
+   * The names, in request order, that are not in the catalog: standard names
+   * are known without a read, non-custom ones can never exist, and the custom
+   * rest is looked up in one batch.
+   */
+  async missing(names: Iterable<string>): Promise<string[]> {
+    const requested = [...new Set(names)];
+    const standard = new Set(this.standard);
+    const toRead = requested.filter((name) => !standard.has(name) && name.startsWith('CUSTOM_'));
+    const found = toRead.length === 0 ? new Map<string, CatalogEntry>() : await this.getMany(toRead);
+    return requested.filter((name) => !standard.has(name) && !found.has(name));
+  }
 
   private key(name: string): Key {
     return { pk: this.partition, sk: name };
@@ -128,9 +145,9 @@ export class Catalog {
   }
 
   /** Writes the standard entries that are missing (at start-up or deploy). */
-  async seed(names: readonly string[], now: string): Promise<number> {
+  async seed(now: string): Promise<number> {
     const existing = new Set((await this.list()).map((entry) => entry.name));
-    const missing = names.filter((name) => !existing.has(name));
+    const missing = this.standard.filter((name) => !existing.has(name));
     for (let start = 0; start < missing.length; start += 25) {
       const batch = missing.slice(start, start + 25).map((name) => ({
         PutRequest: { Item: { ...this.key(name), name, standard: true, refs: 0, createdAt: now, updatedAt: now } },
@@ -145,10 +162,10 @@ export class Catalog {
   }
 }
 
-export const resourceClasses = new Catalog(RESOURCE_CLASSES_PK);
-export const traits = new Catalog(TRAITS_PK);
+export const resourceClasses = new Catalog(RESOURCE_CLASSES_PK, STANDARD_RESOURCE_CLASSES);
+export const traits = new Catalog(TRAITS_PK, STANDARD_TRAITS);
 
 /** Idempotent: writes only the standard entries that are missing. */
 export async function seedStandardCatalogs(now = new Date().toISOString()): Promise<void> {
-  await Promise.all([resourceClasses.seed(STANDARD_RESOURCE_CLASSES, now), traits.seed(STANDARD_TRAITS, now)]);
+  await Promise.all([resourceClasses.seed(now), traits.seed(now)]);
 }

@@ -12,18 +12,8 @@ import {
   sameNames,
   unknownNames,
 } from '../../shared/domain/catalog-names.js';
-import { HttpError } from '../../shared/http/errors.js';
+import { errorOf } from '../support/errors.js';
 import { STANDARD_RESOURCE_CLASSES } from '../../shared/domain/standard-catalog.js';
-
-function errorOf(action: () => unknown): HttpError {
-  try {
-    action();
-  } catch (error) {
-    if (error instanceof HttpError) return error;
-    throw error;
-  }
-  throw new Error('expected an HttpError');
-}
 
 describe('custom names', () => {
   it('accepts CUSTOM_ followed by upper-case letters, digits and underscores', () => {

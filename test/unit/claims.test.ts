@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkConsumerGeneration, planClaim, planRemoval, type ClaimState, type DesiredConsumer } from '../../shared/domain/claims.js';
 import type { Consumer, Inventory, Provider, Resources } from '../../shared/domain/model.js';
-import { HttpError } from '../../shared/http/errors.js';
+import { errorOf } from '../support/errors.js';
 
 const NOW = '2024-01-01T00:00:00.000Z';
 const RP1 = '11111111-1111-1111-1111-111111111111';
@@ -55,16 +55,6 @@ function state(providers: Provider[], consumers: Consumer[] = [], classExists: (
     consumers: new Map(consumers.map((c) => [c.uuid, c])),
     classExists,
   };
-}
-
-function errorOf(action: () => unknown): HttpError {
-  try {
-    action();
-  } catch (error) {
-    if (error instanceof HttpError) return error;
-    throw error;
-  }
-  throw new Error('expected an HttpError');
 }
 
 describe('planClaim: capacity and inventory constraints', () => {

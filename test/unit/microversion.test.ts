@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { HttpError } from '../../shared/http/errors.js';
+import { errorOf } from '../support/errors.js';
 import { Microversion, requestedMicroversion } from '../../shared/http/microversion.js';
-
-function thrown(action: () => unknown): HttpError | undefined {
-  try {
-    action();
-    return undefined;
-  } catch (error) {
-    return error as HttpError;
-  }
-}
 
 describe('requestedMicroversion', () => {
   it('defaults to 1.0 without a placement entry', () => {
@@ -23,11 +14,11 @@ describe('requestedMicroversion', () => {
   });
 
   it('rejects malformed versions with 400 and out-of-range ones with 406 naming the range', () => {
-    const malformed = thrown(() => requestedMicroversion('placement 1.2.3'));
+    const malformed = errorOf(() => requestedMicroversion('placement 1.2.3'));
     expect(malformed?.status).toBe(400);
     expect(malformed?.message).toContain('invalid version string: 1.2.3');
 
-    const outOfRange = thrown(() => requestedMicroversion('placement 1.40'));
+    const outOfRange = errorOf(() => requestedMicroversion('placement 1.40'));
     expect(outOfRange?.status).toBe(406);
     expect(outOfRange?.extra).toEqual({ max_version: '1.39', min_version: '1.0' });
   });
