@@ -1,11 +1,128 @@
-/** GET /allocation_candidates: the candidate search arrives with issue 3; until then 501. */
-import { HttpError } from '../shared/http/errors.js';
-import { lambdaHandler, type Operations } from '../shared/http/lambda.js';
+/**
+ * GET /allocation_candidates (1.10): the providers that can satisfy a
+ * request, as allocation requests ready for PUT /allocations and summaries
+ * of the providers involved. Parsing is shared/domain/candidate-request.ts,
+ * the search shared/search/candidate-search.ts.
+ */
+import { badRequest } from '../shared/http/errors.js';
+import { lambdaHandler, type Operations, type Reply } from '../shared/http/lambda.js';
+import type { PlacementRequest } from '../shared/http/request.js';
+import { validateQuery, type JsonSchema } from '../shared/http/validation.js';
+import type { AllocationRequest } from '../shared/domain/allocation-candidates.js';
+import { parseCandidateRequest, type CandidateRequest } from '../shared/domain/candidate-request.js';
+import type { Provider } from '../shared/domain/model.js';
+import * as schemas from '../shared/schemas/allocation-candidate.js';
+import { config } from '../shared/config.js';
+import { searchCandidates } from '../shared/search/candidate-search.js';
+import { resourceClasses, traits } from '../shared/storage/catalog.js';
+
+/** Leaves room for headers under Lambda's 6 MB response limit. */
+const RESPONSE_BYTES = 5_500_000;
+/** Depth-first steps one request may take (each is a few comparisons). */
+const SEARCH_STEPS = 2_000_000;
+
+function querySchema(request: PlacementRequest): JsonSchema {
+  const versions = [
+    ['1.36', schemas.LIST_ALLOCATION_CANDIDATES_QUERY_1_36],
+    ['1.35', schemas.LIST_ALLOCATION_CANDIDATES_QUERY_1_35],
+    ['1.33', schemas.LIST_ALLOCATION_CANDIDATES_QUERY_1_33],
+    ['1.31', schemas.LIST_ALLOCATION_CANDIDATES_QUERY_1_31],
+    ['1.25', schemas.LIST_ALLOCATION_CANDIDATES_QUERY_1_25],
+    ['1.21', schemas.LIST_ALLOCATION_CANDIDATES_QUERY_1_21],
+    ['1.17', schemas.LIST_ALLOCATION_CANDIDATES_QUERY_1_17],
+    ['1.16', schemas.LIST_ALLOCATION_CANDIDATES_QUERY_1_16],
+  ] as const;
+  return versions.find(([since]) => request.isAtLeast(since))?.[1] ?? schemas.LIST_ALLOCATION_CANDIDATES_QUERY_1_10;
+}
+
+/** Unknown names are 400s, reported in upstream's order: root_required, then each group's classes and traits. */
+async function checkNamesExist(request: CandidateRequest): Promise<void> {
+  const groupTraits = (group: CandidateRequest['groups'][number]) => [...group.required.flat(), ...group.forbidden];
+  const [missingClasses, missingTraits] = await Promise.all([
+    resourceClasses.missing(request.groups.flatMap((group) => Object.keys(group.resources))),
+    traits.missing([...request.rootRequired, ...request.rootForbidden, ...request.groups.flatMap(groupTraits)]),
+  ]);
+  const unknownTrait = (names: string[]) => names.find((name) => missingTraits.includes(name));
+  const rootTrait = unknownTrait([...request.rootRequired, ...request.rootForbidden]);
+  if (rootTrait) throw badRequest(`No such trait(s): ${rootTrait}.`);
+  for (const group of request.groups) {
+    const resourceClass = Object.keys(group.resources).find((name) => missingClasses.includes(name));
+    if (resourceClass) throw badRequest(`Invalid resource class in resources parameter: No such resource class ${resourceClass}.`);
+    const trait = unknownTrait(groupTraits(group));
+    if (trait) throw badRequest(`No such trait(s): ${trait}.`);
+  }
+}
+
+function allocationRequestBody(request: PlacementRequest, candidate: AllocationRequest) {
+  const byProvider = new Map<string, Record<string, number>>();
+  for (const { provider, resourceClass, amount } of candidate.resources) {
+    byProvider.set(provider, { ...byProvider.get(provider), [resourceClass]: amount });
+  }
+  if (request.isBefore('1.12')) {
+    return { allocations: [...byProvider].map(([uuid, resources]) => ({ resource_provider: { uuid }, resources })) };
+  }
+  const allocations = Object.fromEntries([...byProvider].map(([uuid, resources]) => [uuid, { resources }]));
+  return request.isAtLeast('1.34') ? { allocations, mappings: candidate.mappings } : { allocations };
+}
+
+function providerSummary(request: PlacementRequest, provider: Provider, requestedClasses: Set<string>) {
+  const resources = Object.fromEntries(
+    Object.entries(provider.inventories)
+      .filter(([resourceClass]) => request.isAtLeast('1.27') || requestedClasses.has(resourceClass))
+      .map(([resourceClass, inventory]) => [
+        resourceClass,
+        {
+          capacity: Math.floor((inventory.total - inventory.reserved) * inventory.allocation_ratio),
+          used: provider.usages[resourceClass] ?? 0,
+        },
+      ]),
+  );
+  return {
+    resources,
+    ...(request.isAtLeast('1.17') ? { traits: provider.traits } : {}),
+    ...(request.isAtLeast('1.29') ? { parent_provider_uuid: provider.parentUuid, root_provider_uuid: provider.rootUuid } : {}),
+  };
+}
+
+/**
+ * The response body, cut short if it would pass Lambda's response limit:
+ * before 1.29 the summaries cover only the providers a candidate uses, from
+ * 1.29 their whole trees.
+ */
+function responseBody(request: PlacementRequest, parsed: CandidateRequest, candidates: AllocationRequest[], providers: Map<string, Provider>) {
+  const requestedClasses = new Set(parsed.groups.flatMap((group) => Object.keys(group.resources)));
+  const trees = new Map<string, Provider[]>();
+  for (const provider of providers.values()) trees.set(provider.rootUuid, [...(trees.get(provider.rootUuid) ?? []), provider]);
+  const allocationRequests: unknown[] = [];
+  const summaries: Record<string, unknown> = {};
+  let bytes = 0;
+  for (const candidate of candidates) {
+    const body = allocationRequestBody(request, candidate);
+    const used = [...new Set(candidate.resources.map((resource) => resource.provider))];
+    const summarized = parsed.nestedAware
+      ? [...new Set(used.map((uuid) => providers.get(uuid)!.rootUuid))].flatMap((root) => trees.get(root)!)
+      : used.map((uuid) => providers.get(uuid)!);
+    const added = summarized.filter((provider) => summaries[provider.uuid] === undefined);
+    const addedSummaries = added.map((provider) => [provider.uuid, providerSummary(request, provider, requestedClasses)] as const);
+    const cost = JSON.stringify(body).length + JSON.stringify(Object.fromEntries(addedSummaries)).length;
+    if (bytes + cost > RESPONSE_BYTES) break;
+    bytes += cost;
+    allocationRequests.push(body);
+    for (const [uuid, summary] of addedSummaries) summaries[uuid] = summary;
+  }
+  return { allocation_requests: allocationRequests, provider_summaries: summaries };
+}
+
+async function listAllocationCandidates(request: PlacementRequest): Promise<Reply> {
+  validateQuery(querySchema(request), request.query.toRecord());
+  const parsed = parseCandidateRequest(request.query, request.version);
+  await checkNamesExist(parsed);
+  const result = await searchCandidates(parsed, { maxCandidates: config.maxAllocationCandidates, maxSteps: SEARCH_STEPS });
+  return { status: 200, body: responseBody(request, parsed, result.candidates, result.providers), lastModified: new Date() };
+}
 
 export const operations: Operations = {
-  'GET /allocation_candidates': async () => {
-    throw new HttpError(501, 'GET /allocation_candidates is not implemented yet.');
-  },
+  'GET /allocation_candidates': listAllocationCandidates,
 };
 
 export const handler = lambdaHandler(operations);

@@ -20,6 +20,14 @@ export const config = {
   get enforceNewDefaults(): boolean {
     return flag('PLACEMENT_ENFORCE_NEW_DEFAULTS');
   },
+  /**
+   * Most allocation candidates one response holds, whatever `limit` says
+   * (like upstream's max_allocation_candidates): bounds the search and keeps
+   * the response under Lambda's 6 MB.
+   */
+  get maxAllocationCandidates(): number {
+    return Number(process.env.PLACEMENT_MAX_ALLOCATION_CANDIDATES ?? 5000);
+  },
   /** How many times a claim is retried after a concurrent update before answering 409. */
   get claimRetries(): number {
     return Number(process.env.PLACEMENT_CLAIM_RETRIES ?? 10);

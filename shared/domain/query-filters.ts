@@ -36,7 +36,7 @@ export interface TraitFilter {
   forbidden: string[];
 }
 
-function parseTraitValue(value: string, allowForbidden: boolean, allowAnyOf: boolean): TraitFilter {
+export function parseTraitValue(value: string, allowForbidden: boolean, allowAnyOf: boolean): TraitFilter {
   if (value.startsWith('in:')) {
     if (!allowAnyOf) {
       throw badRequest(`Invalid query string parameters: The format 'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' only supported since microversion 1.39. Got: ${value}`);

@@ -8,6 +8,8 @@
  *   consumer        CONSUMER#<uuid>    CONSUMER        PROJECT#<p> / USER#<u>#<uuid>
  *   resource class  RESOURCE_CLASSES   <name>
  *   trait           TRAITS             <name>
+ *   sharing marker  SHARING            <uuid>                  (providers with MISC_SHARES_VIA_AGGREGATE)
+ *   aggregate member AGG#<aggregate>   RP#<uuid>
  */
 import { createHash } from 'node:crypto';
 import { PROVIDER_SHARDS } from './table-definition.js';
@@ -28,6 +30,12 @@ export const allocationKey = (providerUuid: string, consumerUuid: string): Key =
 });
 export const providerAllocationsPartition = (providerUuid: string): string => `RP#${providerUuid}`;
 export const consumerKey = (uuid: string): Key => ({ pk: `CONSUMER#${uuid}`, sk: 'CONSUMER' });
+
+/** The candidate search starts from these: sharing providers, and the members of an aggregate. */
+export const SHARING_PK = 'SHARING';
+export const sharingMarkerKey = (uuid: string): Key => ({ pk: SHARING_PK, sk: uuid });
+export const aggregatePartition = (aggregate: string): string => `AGG#${aggregate}`;
+export const aggregateMemberKey = (aggregate: string, uuid: string): Key => ({ pk: aggregatePartition(aggregate), sk: `RP#${uuid}` });
 
 export const RESOURCE_CLASSES_PK = 'RESOURCE_CLASSES';
 export const TRAITS_PK = 'TRAITS';

@@ -3,7 +3,8 @@ import { freeCapacities } from '../domain/capacity.js';
 import type { Provider } from '../domain/model.js';
 import { tableName } from './client.js';
 import { batchGet, getItem, queryAll, type Item } from './reads.js';
-import { allShards, providerIndexKeys, providerKey, providerNameKey, treeGroup } from './keys.js';
+import { aggregateMemberKey, allShards, providerIndexKeys, providerKey, providerNameKey, sharingMarkerKey, treeGroup, type Key } from './keys.js';
+import { SHARING_TRAIT } from '../domain/allocation-candidates.js';
 import { BY_GROUP_INDEX, BY_SHARD_INDEX } from './table-definition.js';
 import type { Write } from './transaction.js';
 import { resourceClasses, traits } from './catalog.js';
@@ -207,6 +208,30 @@ export function providerChangeWrites(before: Provider | undefined, after: Provid
   }
   for (const [name, delta] of refChanges(before?.traits ?? [], after?.traits ?? [])) {
     writes.push(traits.adjustRefs(name, delta, () => errors.onUnknownTrait?.(name) ?? new Error(`unknown trait ${name}`)));
+  }
+  return [...writes, ...searchEntryWrites(before, after)];
+}
+
+/**
+ * The entries the allocation candidate search starts from: a marker per
+ * sharing provider and one item per aggregate membership.
+ */
+function searchEntryWrites(before: Provider | undefined, after: Provider | undefined): Write[] {
+  const entries = (provider: Provider | undefined): Map<string, Key> => {
+    const keys = new Map<string, Key>();
+    if (provider === undefined) return keys;
+    if (provider.traits.includes(SHARING_TRAIT)) keys.set('sharing', sharingMarkerKey(provider.uuid));
+    for (const aggregate of provider.aggregates) keys.set(`aggregate ${aggregate}`, aggregateMemberKey(aggregate, provider.uuid));
+    return keys;
+  };
+  const old = entries(before);
+  const next = entries(after);
+  const writes: Write[] = [];
+  for (const [name, key] of next) {
+    if (!old.has(name)) writes.push({ item: { Put: { TableName: tableName(), Item: { ...key, type: 'searchEntry', uuid: after!.uuid } } } });
+  }
+  for (const [name, key] of old) {
+    if (!next.has(name)) writes.push({ item: { Delete: { TableName: tableName(), Key: key } } });
   }
   return writes;
 }

@@ -29,17 +29,31 @@ export async function batchGet(keys: Key[]): Promise<Item[]> {
   return items;
 }
 
+export interface QueryPage {
+  items: Item[];
+  /** Items DynamoDB read for this page, before any filter expression. */
+  scanned: number;
+  /** Where the next page starts; undefined after the last page. */
+  next: Item | undefined;
+}
+
+/** One page of a query on the table or one of its indexes. */
+export async function queryPage(input: Omit<QueryCommandInput, 'TableName'>, start?: Item): Promise<QueryPage> {
+  const output = await dynamo().send(
+    new QueryCommand({ ...input, TableName: tableName(), ExclusiveStartKey: start, ReturnConsumedCapacity: 'TOTAL' }),
+  );
+  recordConsumedCapacity(output.ConsumedCapacity);
+  return { items: output.Items ?? [], scanned: output.ScannedCount ?? 0, next: output.LastEvaluatedKey };
+}
+
 /** Every page of a query on the table or one of its indexes. */
 export async function queryAll(input: Omit<QueryCommandInput, 'TableName'>): Promise<Item[]> {
   const items: Item[] = [];
   let start: Item | undefined;
   do {
-    const output = await dynamo().send(
-      new QueryCommand({ ...input, TableName: tableName(), ExclusiveStartKey: start, ReturnConsumedCapacity: 'TOTAL' }),
-    );
-    recordConsumedCapacity(output.ConsumedCapacity);
-    items.push(...(output.Items ?? []));
-    start = output.LastEvaluatedKey;
+    const page = await queryPage(input, start);
+    items.push(...page.items);
+    start = page.next;
   } while (start);
   return items;
 }

@@ -1,0 +1,172 @@
+/**
+ * GET /allocation_candidates' search: picks where to find trees (named
+ * trees, an aggregate's members, or the sharded walk), feeds them to the
+ * pure candidate generator, and stops as soon as enough candidates are
+ * found. The work follows the number of candidates wanted, not the size of
+ * the cloud.
+ */
+import { AnchorTree, candidateKey, candidatesForTree, SearchBudget, type AllocationRequest } from '../domain/allocation-candidates.js';
+import type { CandidateRequest } from '../domain/candidate-request.js';
+import type { Provider } from '../domain/model.js';
+import { PROVIDER_SHARDS } from '../storage/table-definition.js';
+import {
+  getProvidersForSearch,
+  listAggregateMembers,
+  listSharingProviders,
+  loadTrees,
+  ReadCounter,
+  ShardWalk,
+  type WalkFilter,
+} from '../storage/candidate-trees.js';
+
+export interface SearchLimits {
+  /** Most candidates one response may hold (PLACEMENT_MAX_ALLOCATION_CANDIDATES). */
+  maxCandidates: number;
+  /** Most steps the depth-first placement may take for one request. */
+  maxSteps: number;
+}
+
+export interface SearchResult {
+  candidates: AllocationRequest[];
+  /** Every provider of every tree a candidate uses, by uuid. */
+  providers: Map<string, Provider>;
+  /** Items DynamoDB read. */
+  itemsRead: number;
+  /** True when the cap or the step budget cut the search short. */
+  truncated: boolean;
+}
+
+/** Keeps distinct candidates up to a maximum. */
+class Collector {
+  readonly candidates: AllocationRequest[] = [];
+  private readonly keys = new Set<string>();
+  constructor(readonly wanted: number) {}
+  get full(): boolean {
+    return this.candidates.length >= this.wanted;
+  }
+  /** False once no more are wanted. */
+  add(candidate: AllocationRequest): boolean {
+    const key = candidateKey(candidate);
+    if (!this.keys.has(key)) {
+      this.keys.add(key);
+      this.candidates.push(candidate);
+    }
+    return !this.full;
+  }
+}
+
+/** A flat provider must hold every class no sharing provider could supply, summed over groups. */
+export function walkFilter(request: CandidateRequest, sharing: Provider[]): WalkFilter {
+  const shareable = new Set(sharing.flatMap((provider) => Object.keys(provider.inventories)));
+  const minimumFree: Record<string, number> = {};
+  for (const group of request.groups) {
+    for (const [resourceClass, amount] of Object.entries(group.resources)) {
+      if (!shareable.has(resourceClass)) minimumFree[resourceClass] = (minimumFree[resourceClass] ?? 0) + amount;
+    }
+  }
+  return { minimumFree, rootRequired: request.rootRequired, rootForbidden: request.rootForbidden };
+}
+
+/** The smallest any-of aggregate list of any group: every candidate's tree touches one of them. */
+function narrowestAggregates(request: CandidateRequest): string[] | undefined {
+  const lists = request.groups.flatMap((group) => group.memberOf);
+  return lists.sort((a, b) => a.length - b.length)[0];
+}
+
+export async function searchCandidates(request: CandidateRequest, limits: SearchLimits): Promise<SearchResult> {
+  const counter = new ReadCounter();
+  const collector = new Collector(Math.min(request.limit ?? Infinity, limits.maxCandidates));
+  const budget = new SearchBudget(limits.maxSteps);
+  const sharing = await listSharingProviders(counter);
+  const known = new Map(sharing.map((provider) => [provider.uuid, provider]));
+  const treesByRoot = new Map<string, Provider[]>();
+
+  const inTreeRoots = new Map<string, string>();
+  const named = [...new Set(request.groups.flatMap((group) => (group.inTree === undefined ? [] : [group.inTree])))];
+  for (const provider of await getProvidersForSearch(named, counter)) inTreeRoots.set(provider.uuid, provider.rootUuid);
+  const empty = { candidates: [], providers: new Map(), itemsRead: counter.items, truncated: false };
+  // Upstream answers an unknown in_tree provider with no candidates.
+  if (named.some((uuid) => !inTreeRoots.has(uuid))) return empty;
+
+  let stopped = false;
+  const evaluate = (trees: Provider[][]) => {
+    for (const members of trees) {
+      if (stopped) return;
+      const tree = new AnchorTree(members, sharing);
+      treesByRoot.set(tree.root.uuid, members);
+      stopped = !candidatesForTree(tree, request, inTreeRoots, budget, (candidate) => collector.add(candidate));
+    }
+  };
+
+  const seedAggregates = narrowestAggregates(request);
+  if (inTreeRoots.size > 0 || seedAggregates !== undefined) {
+    const roots = await seedRoots(request, inTreeRoots, seedAggregates, sharing, known, counter);
+    evaluate(await loadTrees(roots, known, counter));
+  } else {
+    const walk = new ShardWalk(walkFilter(request, sharing), counter);
+    // The first round asks for a little more than one item per wanted candidate; later ones follow the hit rate.
+    let round = Math.ceil(collector.wanted * 1.1) + PROVIDER_SHARDS;
+    while (!stopped && !walk.done) {
+      evaluate(await walk.next(Math.min(round, 10_000)));
+      const found = collector.candidates.length;
+      const remaining = collector.wanted - found;
+      round = found > 0 ? Math.ceil((remaining * counter.items * 1.2) / found) + PROVIDER_SHARDS : round * 2;
+    }
+  }
+
+  const providers = await usedTrees(collector.candidates, treesByRoot, known, counter);
+  return { candidates: collector.candidates, providers, itemsRead: counter.items, truncated: collector.full || budget.exhausted };
+}
+
+/**
+ * The roots of the trees that can anchor a candidate when the request names
+ * trees (in_tree) or aggregates (member_of): those trees, the trees of the
+ * aggregates' members, and the trees that share an aggregate with a sharing
+ * provider found there.
+ */
+async function seedRoots(
+  request: CandidateRequest,
+  inTreeRoots: Map<string, string>,
+  aggregates: string[] | undefined,
+  sharing: Provider[],
+  known: Map<string, Provider>,
+  counter: ReadCounter,
+): Promise<string[]> {
+  const roots = new Set<string>();
+  let seedSharing: Provider[];
+  if (inTreeRoots.size > 0) {
+    const root = inTreeRoots.get(request.groups.find((group) => group.inTree !== undefined)!.inTree!)!;
+    roots.add(root);
+    seedSharing = sharing.filter((provider) => provider.rootUuid === root);
+  } else {
+    const members = await listAggregateMembers(aggregates!, counter);
+    const memberSet = new Set(members);
+    for (const provider of await getProvidersForSearch(members.filter((uuid) => !known.has(uuid)), counter)) known.set(provider.uuid, provider);
+    for (const uuid of members) roots.add(known.get(uuid)!.rootUuid);
+    seedSharing = sharing.filter((provider) => memberSet.has(provider.uuid));
+  }
+  const shared = await listAggregateMembers([...new Set(seedSharing.flatMap((provider) => provider.aggregates))], counter);
+  for (const provider of await getProvidersForSearch(shared.filter((uuid) => !known.has(uuid)), counter)) known.set(provider.uuid, provider);
+  for (const uuid of shared) roots.add(known.get(uuid)!.rootUuid);
+  return [...roots];
+}
+
+/** The providers of every tree a candidate takes resources from (provider summaries cover whole trees). */
+async function usedTrees(
+  candidates: AllocationRequest[],
+  treesByRoot: Map<string, Provider[]>,
+  known: Map<string, Provider>,
+  counter: ReadCounter,
+): Promise<Map<string, Provider>> {
+  const providerRoots = new Map<string, string>();
+  for (const members of treesByRoot.values()) for (const provider of members) providerRoots.set(provider.uuid, provider.rootUuid);
+  for (const provider of known.values()) providerRoots.set(provider.uuid, provider.rootUuid);
+  const roots = new Set(candidates.flatMap((candidate) => candidate.resources.map((request) => providerRoots.get(request.provider)!)));
+  const missing = [...roots].filter((root) => !treesByRoot.has(root));
+  const loaded = await loadTrees(missing, known, counter);
+  const providers = new Map<string, Provider>();
+  for (const members of [...[...roots].filter((root) => treesByRoot.has(root)).map((root) => treesByRoot.get(root)!), ...loaded]) {
+    for (const provider of members) providers.set(provider.uuid, provider);
+  }
+  return providers;
+}

@@ -1,0 +1,193 @@
+/**
+ * Where the allocation candidate search finds provider trees, without
+ * scanning the table or loading every provider:
+ *
+ * - the sharing providers, from their marker items (few, read once);
+ * - named trees (in_tree), from the byGroup index;
+ * - the members of an aggregate (member_of), from the aggregate's items;
+ * - otherwise a walk of the byShard index, whose sort key keeps each tree's
+ *   providers together. The walk reads the shards in rounds, asking each for
+ *   only as many items as the caller still wants, so its cost follows the
+ *   requested limit rather than the size of the cloud. A filter expression
+ *   drops flat providers that cannot hold the request before they leave
+ *   DynamoDB; providers of nested trees always come back whole, because the
+ *   exact check needs the whole tree.
+ *
+ * Every source counts the items DynamoDB read, so benchmarks can show what a
+ * search cost. Index reads are eventually consistent, which is fine: the
+ * claim transaction re-checks everything.
+ */
+import type { Provider } from '../domain/model.js';
+import { SHARING_TRAIT } from '../domain/allocation-candidates.js';
+import { fromItem } from './providers.js';
+import { batchGet, queryPage, type Item } from './reads.js';
+import { aggregatePartition, allShards, providerKey, SHARING_PK, treeGroup } from './keys.js';
+import { BY_GROUP_INDEX, BY_SHARD_INDEX } from './table-definition.js';
+
+/** Counts the items read by one search. */
+export class ReadCounter {
+  items = 0;
+}
+
+async function queryEverything(input: Parameters<typeof queryPage>[0], counter: ReadCounter): Promise<Item[]> {
+  const items: Item[] = [];
+  let start: Item | undefined;
+  do {
+    const page = await queryPage(input, start);
+    counter.items += page.scanned;
+    items.push(...page.items);
+    start = page.next;
+  } while (start);
+  return items;
+}
+
+export async function getProvidersForSearch(uuids: string[], counter: ReadCounter): Promise<Provider[]> {
+  const items = await batchGet(uuids.map(providerKey));
+  counter.items += items.length;
+  return items.map(fromItem);
+}
+
+export async function listSharingProviders(counter: ReadCounter): Promise<Provider[]> {
+  const markers = await queryEverything(
+    { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': SHARING_PK }, ConsistentRead: true },
+    counter,
+  );
+  return getProvidersForSearch(
+    markers.map((marker) => marker.uuid as string),
+    counter,
+  );
+}
+
+/** The uuids of the providers in any of the aggregates. */
+export async function listAggregateMembers(aggregates: string[], counter: ReadCounter): Promise<string[]> {
+  const pages = await Promise.all(
+    aggregates.map((aggregate) =>
+      queryEverything({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': aggregatePartition(aggregate) } }, counter),
+    ),
+  );
+  return [...new Set(pages.flat().map((item) => item.uuid as string))];
+}
+
+/** Whole trees, by root; a provider without parent or children is a tree by itself and needs no read. */
+export async function loadTrees(roots: Iterable<string>, known: Map<string, Provider>, counter: ReadCounter): Promise<Provider[][]> {
+  return Promise.all(
+    [...new Set(roots)].map(async (root) => {
+      const provider = known.get(root);
+      if (provider && provider.parentUuid === null && provider.childCount === 0) return [provider];
+      const items = await queryEverything(
+        {
+          IndexName: BY_GROUP_INDEX.name,
+          KeyConditionExpression: '#pk = :tree',
+          ExpressionAttributeNames: { '#pk': BY_GROUP_INDEX.partitionKey },
+          ExpressionAttributeValues: { ':tree': treeGroup(root) },
+        },
+        counter,
+      );
+      return items.map(fromItem);
+    }),
+  );
+}
+
+/** What a flat provider must have to be worth returning from the walk. */
+export interface WalkFilter {
+  /** Resource class to the free capacity a flat provider needs. */
+  minimumFree: Record<string, number>;
+  rootRequired: string[];
+  rootForbidden: string[];
+}
+
+function filterExpression(filter: WalkFilter) {
+  const names: Record<string, string> = { '#free': 'free', '#traits': 'traits', '#parent': 'parentUuid', '#children': 'childCount' };
+  const values: Record<string, unknown> = { ':string': 'S', ':none': 0, ':sharing': SHARING_TRAIT };
+  const flat: string[] = [];
+  Object.entries(filter.minimumFree).forEach(([resourceClass, amount], n) => {
+    names[`#c${n}`] = resourceClass;
+    values[`:a${n}`] = amount;
+    flat.push(`#free.#c${n} >= :a${n}`);
+  });
+  filter.rootRequired.forEach((trait, n) => {
+    values[`:r${n}`] = trait;
+    flat.push(`contains(#traits, :r${n})`);
+  });
+  filter.rootForbidden.forEach((trait, n) => {
+    values[`:f${n}`] = trait;
+    flat.push(`NOT contains(#traits, :f${n})`);
+  });
+  const nested = 'attribute_type(#parent, :string) OR #children > :none';
+  const sharing = 'contains(#traits, :sharing)';
+  return {
+    FilterExpression: flat.length === 0 ? undefined : `${nested} OR ${sharing} OR (${flat.join(' AND ')})`,
+    ExpressionAttributeNames: flat.length === 0 ? undefined : names,
+    ExpressionAttributeValues: flat.length === 0 ? undefined : values,
+  };
+}
+
+interface ShardCursor {
+  shard: string;
+  start: Item | undefined;
+  done: boolean;
+  /** Providers of a tree whose end has not been read yet. */
+  pending: Provider[];
+}
+
+const rootOf = (item: Item) => (item[BY_SHARD_INDEX.sortKey] as string).split('#')[0]!;
+
+/** Walks every tree on the byShard index, in rounds the caller sizes. */
+export class ShardWalk {
+  private readonly cursors: ShardCursor[] = allShards().map((shard) => ({ shard, start: undefined, done: false, pending: [] }));
+  private readonly expression;
+
+  constructor(
+    filter: WalkFilter,
+    private readonly counter: ReadCounter,
+  ) {
+    this.expression = filterExpression(filter);
+  }
+
+  get done(): boolean {
+    return this.cursors.every((cursor) => cursor.done);
+  }
+
+  /** Reads up to `items` more items spread over the shards; returns the trees completed. */
+  async next(items: number): Promise<Provider[][]> {
+    const open = this.cursors.filter((cursor) => !cursor.done);
+    const perShard = Math.max(1, Math.ceil(items / Math.max(1, open.length)));
+    const trees = await Promise.all(open.map((cursor) => this.advance(cursor, perShard)));
+    return trees.flat();
+  }
+
+  private async advance(cursor: ShardCursor, limit: number): Promise<Provider[][]> {
+    const page = await queryPage(
+      {
+        IndexName: BY_SHARD_INDEX.name,
+        KeyConditionExpression: '#spk = :shard',
+        ...this.expression,
+        ExpressionAttributeNames: { ...this.expression.ExpressionAttributeNames, '#spk': BY_SHARD_INDEX.partitionKey },
+        ExpressionAttributeValues: { ...this.expression.ExpressionAttributeValues, ':shard': cursor.shard },
+        Limit: limit,
+      },
+      cursor.start,
+    );
+    this.counter.items += page.scanned;
+    cursor.start = page.next;
+    cursor.done = page.next === undefined;
+    const trees: Provider[][] = [];
+    let current = cursor.pending;
+    for (const item of page.items) {
+      const provider = fromItem(item);
+      if (current.length > 0 && current[0]!.rootUuid !== rootOf(item)) {
+        trees.push(current);
+        current = [];
+      }
+      current.push(provider);
+    }
+    // The last tree of a page may continue on the next one.
+    if (cursor.done) {
+      if (current.length > 0) trees.push(current);
+      cursor.pending = [];
+    } else {
+      cursor.pending = current;
+    }
+    return trees;
+  }
+}

@@ -1,0 +1,104 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalService, type LocalService } from '../../scripts/local/service.js';
+import { parseCandidateRequest } from '../../shared/domain/candidate-request.js';
+import { Microversion } from '../../shared/http/microversion.js';
+import { QueryString } from '../../shared/http/query-string.js';
+import { searchCandidates } from '../../shared/search/candidate-search.js';
+import { PROVIDER_SHARDS } from '../../shared/storage/table-definition.js';
+import { client } from '../support/placement-client.js';
+
+const COMPUTES = 48;
+const AGGREGATE = randomUUID();
+
+let service: LocalService;
+let api: ReturnType<typeof client>;
+const computes: string[] = [];
+
+async function createProvider(name: string, inventories: Record<string, { total: number }>, parent?: string): Promise<string> {
+  const uuid = randomUUID();
+  const created = await api('POST', '/resource_providers', { name, uuid, ...(parent ? { parent_provider_uuid: parent } : {}) });
+  expect(created.status, JSON.stringify(created.body)).toBe(200);
+  const stocked = await api('PUT', `/resource_providers/${uuid}/inventories`, { resource_provider_generation: 0, inventories });
+  expect(stocked.status, JSON.stringify(stocked.body)).toBe(200);
+  return uuid;
+}
+
+beforeAll(async () => {
+  service = await startLocalService({ port: 0 });
+  api = client(service.url, { token: 'admin', version: '1.39' });
+  for (let n = 0; n < COMPUTES; n++) {
+    // Every fourth compute node is too small for the requests below.
+    computes.push(await createProvider(`cn-${n}`, { VCPU: { total: n % 4 === 0 ? 1 : 16 }, MEMORY_MB: { total: 8192 } }));
+  }
+  for (const uuid of computes.slice(0, 6)) {
+    const current = await api('GET', `/resource_providers/${uuid}`);
+    await api('PUT', `/resource_providers/${uuid}/aggregates`, { aggregates: [AGGREGATE], resource_provider_generation: current.body.generation });
+  }
+}, 120_000);
+afterAll(async () => service?.stop());
+
+const search = (query: string) =>
+  searchCandidates(parseCandidateRequest(QueryString.parse(query), Microversion.parse('1.39')), { maxCandidates: 1000, maxSteps: 1_000_000 });
+
+describe('GET /allocation_candidates on DynamoDB Local', () => {
+  it('answers every fitting compute node, and only those', async () => {
+    const response = await api('GET', '/allocation_candidates?resources=VCPU:2,MEMORY_MB:1024');
+    expect(response.status).toBe(200);
+    const chosen = response.body.allocation_requests.map((request: any) => Object.keys(request.allocations)[0]);
+    expect(new Set(chosen)).toEqual(new Set(computes.filter((_, n) => n % 4 !== 0)));
+    expect(Object.keys(response.body.provider_summaries)).toHaveLength(36);
+  });
+
+  it('stops reading once the limit is reached', async () => {
+    const limited = await search('resources=VCPU:2&limit=5');
+    expect(limited.candidates).toHaveLength(5);
+    const everything = await search('resources=VCPU:2');
+    expect(everything.candidates).toHaveLength(36);
+    // One small round: a couple of items from each shard, not the whole cloud.
+    expect(limited.itemsRead).toBeLessThanOrEqual(2 * PROVIDER_SHARDS);
+    expect(everything.itemsRead).toBeGreaterThanOrEqual(COMPUTES);
+  });
+
+  it('starts from the aggregate for member_of, reading its members rather than the cloud', async () => {
+    const result = await search(`resources=VCPU:2&member_of=${AGGREGATE}`);
+    const fitting = computes.slice(0, 6).filter((_, n) => n % 4 !== 0);
+    expect(new Set(result.candidates.map((candidate) => candidate.anchor))).toEqual(new Set(fitting));
+    expect(result.itemsRead).toBeLessThan(COMPUTES / 2);
+  });
+
+  it('takes disk from a sharing provider of the aggregate, and a claim of the candidate lands', async () => {
+    const storage = await createProvider('shared-disk', { DISK_GB: { total: 1000 } });
+    const current = await api('GET', `/resource_providers/${storage}`);
+    await api('PUT', `/resource_providers/${storage}/aggregates`, { aggregates: [AGGREGATE], resource_provider_generation: current.body.generation });
+    await api('PUT', `/resource_providers/${storage}/traits`, { traits: ['MISC_SHARES_VIA_AGGREGATE'], resource_provider_generation: current.body.generation + 1 });
+
+    const response = await api('GET', '/allocation_candidates?resources=VCPU:2,DISK_GB:100&limit=2');
+    expect(response.status).toBe(200);
+    expect(response.body.allocation_requests).toHaveLength(2);
+    const [first] = response.body.allocation_requests;
+    expect(first.allocations[storage]).toEqual({ resources: { DISK_GB: 100 } });
+    expect(first.mappings['']).toContain(storage);
+
+    const consumer = randomUUID();
+    const claim = await api('PUT', `/allocations/${consumer}`, {
+      allocations: first.allocations,
+      project_id: 'p',
+      user_id: 'u',
+      consumer_generation: null,
+      consumer_type: 'INSTANCE',
+    });
+    expect(claim.status, JSON.stringify(claim.body)).toBe(204);
+    const usages = await api('GET', `/resource_providers/${storage}/usages`);
+    expect(usages.body.usages).toEqual({ DISK_GB: 100 });
+  });
+
+  it('refuses unknown names the way upstream does', async () => {
+    const badClass = await api('GET', '/allocation_candidates?resources=CUSTOM_NOPE:1');
+    expect(badClass.status).toBe(400);
+    expect(badClass.body.errors[0].detail).toContain('Invalid resource class in resources parameter: No such resource class CUSTOM_NOPE.');
+    const badTrait = await api('GET', '/allocation_candidates?resources=VCPU:1&required=CUSTOM_NOPE');
+    expect(badTrait.status).toBe(400);
+    expect(badTrait.body.errors[0].detail).toContain('No such trait(s): CUSTOM_NOPE.');
+  });
+});
