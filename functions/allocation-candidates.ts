@@ -7,6 +7,7 @@
 import { badRequest } from '../shared/http/errors.js';
 import { lambdaHandler, type Operations, type Reply } from '../shared/http/lambda.js';
 import type { PlacementRequest } from '../shared/http/request.js';
+import { logger } from '../shared/http/logger.js';
 import { validateQuery, type JsonSchema } from '../shared/http/validation.js';
 import type { AllocationRequest } from '../shared/domain/allocation-candidates.js';
 import { parseCandidateRequest, type CandidateRequest } from '../shared/domain/candidate-request.js';
@@ -118,6 +119,7 @@ async function listAllocationCandidates(request: PlacementRequest): Promise<Repl
   const parsed = parseCandidateRequest(request.query, request.version);
   await checkNamesExist(parsed);
   const result = await searchCandidates(parsed, { maxCandidates: config.maxAllocationCandidates, maxSteps: SEARCH_STEPS });
+  logger.info('allocation candidate search', { candidates: result.candidates.length, itemsRead: result.itemsRead, truncated: result.truncated });
   return { status: 200, body: responseBody(request, parsed, result.candidates, result.providers), lastModified: new Date() };
 }
 

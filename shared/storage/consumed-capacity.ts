@@ -4,7 +4,7 @@
  */
 import type { ConsumedCapacity } from '@aws-sdk/client-dynamodb';
 
-const totals = { read: 0, write: 0 };
+const totals = { read: 0, write: 0, items: 0 };
 
 export function recordConsumedCapacity(consumed: ConsumedCapacity | ConsumedCapacity[] | undefined): void {
   for (const entry of [consumed ?? []].flat()) {
@@ -14,10 +14,16 @@ export function recordConsumedCapacity(consumed: ConsumedCapacity | ConsumedCapa
   }
 }
 
-/** The units consumed since the last call, then resets the count. */
-export function takeConsumedCapacity(): { read: number; write: number } {
+/** Items DynamoDB read (before filter expressions), what read units are charged on. */
+export function recordItemsRead(count: number): void {
+  totals.items += count;
+}
+
+/** The units consumed and items read since the last call, then resets the count. */
+export function takeConsumedCapacity(): { read: number; write: number; items: number } {
   const taken = { ...totals };
   totals.read = 0;
   totals.write = 0;
+  totals.items = 0;
   return taken;
 }

@@ -1,7 +1,7 @@
 /** Read primitives every storage module uses: strongly consistent gets, batch gets and paged queries. */
 import { BatchGetCommand, GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from './client.js';
-import { recordConsumedCapacity } from './consumed-capacity.js';
+import { recordConsumedCapacity, recordItemsRead } from './consumed-capacity.js';
 import type { Key } from './keys.js';
 
 export type Item = Record<string, unknown>;
@@ -9,6 +9,7 @@ export type Item = Record<string, unknown>;
 export async function getItem(key: Key): Promise<Item | undefined> {
   const output = await dynamo().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true, ReturnConsumedCapacity: 'TOTAL' }));
   recordConsumedCapacity(output.ConsumedCapacity);
+  recordItemsRead(output.Item ? 1 : 0);
   return output.Item;
 }
 
@@ -22,6 +23,7 @@ export async function batchGet(keys: Key[]): Promise<Item[]> {
     while (request && Object.keys(request).length > 0) {
       const output = await dynamo().send(new BatchGetCommand({ RequestItems: request, ReturnConsumedCapacity: 'TOTAL' }));
       recordConsumedCapacity(output.ConsumedCapacity);
+      recordItemsRead(output.Responses?.[tableName()]?.length ?? 0);
       items.push(...(output.Responses?.[tableName()] ?? []));
       request = output.UnprocessedKeys as typeof request;
     }
@@ -43,6 +45,7 @@ export async function queryPage(input: Omit<QueryCommandInput, 'TableName'>, sta
     new QueryCommand({ ...input, TableName: tableName(), ExclusiveStartKey: start, ReturnConsumedCapacity: 'TOTAL' }),
   );
   recordConsumedCapacity(output.ConsumedCapacity);
+  recordItemsRead(output.ScannedCount ?? 0);
   return { items: output.Items ?? [], scanned: output.ScannedCount ?? 0, next: output.LastEvaluatedKey };
 }
 
