@@ -104,8 +104,9 @@ export async function searchCandidates(request: CandidateRequest, limits: Search
     evaluate(await loadTrees(roots, known, counter));
   } else {
     const walk = new ShardWalk(walkFilter(request, sharing), counter);
-    // The first round asks for a little more than one item per wanted candidate; later ones follow the hit rate.
-    let round = Math.ceil(collector.wanted * 1.1) + PROVIDER_SHARDS;
+    // The first round asks for about 1.6 items per wanted candidate (trees have children, some providers are
+    // full), so that a typical request needs one round trip; later rounds follow the hit rate.
+    let round = Math.ceil(collector.wanted * 1.6) + PROVIDER_SHARDS;
     while (!stopped && !walk.done) {
       evaluate(await walk.next(Math.min(round, 10_000)));
       const found = collector.candidates.length;
@@ -134,6 +135,7 @@ async function seedRoots(
 ): Promise<string[]> {
   const roots = new Set<string>();
   let seedSharing: Provider[];
+  let listed: string[] = [];
   if (inTreeRoots.size > 0) {
     const root = inTreeRoots.get(request.groups.find((group) => group.inTree !== undefined)!.inTree!)!;
     roots.add(root);
@@ -144,8 +146,12 @@ async function seedRoots(
     for (const provider of await getProvidersForSearch(members.filter((uuid) => !known.has(uuid)), counter)) known.set(provider.uuid, provider);
     for (const uuid of members) roots.add(known.get(uuid)!.rootUuid);
     seedSharing = sharing.filter((provider) => memberSet.has(provider.uuid));
+    listed = aggregates!;
   }
-  const shared = await listAggregateMembers([...new Set(seedSharing.flatMap((provider) => provider.aggregates))], counter);
+  // The members of an aggregate listed above are already in `roots`: reading it again would only repeat them.
+  const sharedAggregates = new Set(seedSharing.flatMap((provider) => provider.aggregates));
+  for (const aggregate of listed) sharedAggregates.delete(aggregate);
+  const shared = await listAggregateMembers([...sharedAggregates], counter);
   for (const provider of await getProvidersForSearch(shared.filter((uuid) => !known.has(uuid)), counter)) known.set(provider.uuid, provider);
   for (const uuid of shared) roots.add(known.get(uuid)!.rootUuid);
   return [...roots];

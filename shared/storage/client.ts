@@ -13,6 +13,8 @@ export function dynamo(): DynamoDBDocumentClient {
         ? { endpoint, region: process.env.AWS_REGION ?? 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
         : {},
     );
+    // The SDK's logger step walks every response to redact it even though nothing is logged: a fifth of the CPU of a large query.
+    base.middlewareStack.remove('loggerMiddleware');
     client = DynamoDBDocumentClient.from(base, { marshallOptions: { removeUndefinedValues: true } });
   }
   return client;

@@ -73,7 +73,8 @@ export interface ProviderUsageChange {
   bumpGeneration?: boolean;
 }
 
-function consumerWrite(change: ConsumerChange): Write {
+/** The consumer item's write (conditioned on the generation read). */
+export function consumerWrite(change: ConsumerChange): Write {
   const { before, after } = change;
   const condition =
     before === undefined
@@ -93,7 +94,8 @@ function consumerWrite(change: ConsumerChange): Write {
   };
 }
 
-function allocationWrites(change: ConsumerChange): Write[] {
+/** The allocation items a consumer change puts or deletes, one per provider. */
+export function allocationWrites(change: ConsumerChange): Write[] {
   const uuid = (change.after ?? change.before)!.uuid;
   const before = change.before?.allocations ?? {};
   const after = change.after?.allocations ?? {};
