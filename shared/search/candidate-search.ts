@@ -5,7 +5,7 @@
  * found. The work follows the number of candidates wanted, not the size of
  * the cloud.
  */
-import { AnchorTree, candidateKey, candidatesForTree, SearchBudget, type AllocationRequest } from '../domain/allocation-candidates.js';
+import { AnchorTree, candidateKey, candidatesForTree, SearchBudget, SHARING_TRAIT, type AllocationRequest } from '../domain/allocation-candidates.js';
 import type { CandidateRequest } from '../domain/candidate-request.js';
 import type { Provider } from '../domain/model.js';
 import { PROVIDER_SHARDS } from '../storage/table-definition.js';
@@ -77,19 +77,17 @@ export async function searchCandidates(request: CandidateRequest, limits: Search
   const counter = new ReadCounter();
   const collector = new Collector(Math.min(request.limit ?? Infinity, limits.maxCandidates));
   const budget = new SearchBudget(limits.maxSteps);
-  const sharing = await listSharingProviders(counter);
-  const known = new Map(sharing.map((provider) => [provider.uuid, provider]));
+  const known = new Map<string, Provider>();
   const treesByRoot = new Map<string, Provider[]>();
 
   const inTreeRoots = new Map<string, string>();
   const named = [...new Set(request.groups.flatMap((group) => (group.inTree === undefined ? [] : [group.inTree])))];
   for (const provider of await getProvidersForSearch(named, counter)) inTreeRoots.set(provider.uuid, provider.rootUuid);
-  const empty = { candidates: [], providers: new Map(), itemsRead: counter.items, truncated: false };
   // Upstream answers an unknown in_tree provider with no candidates.
-  if (named.some((uuid) => !inTreeRoots.has(uuid))) return empty;
+  if (named.some((uuid) => !inTreeRoots.has(uuid))) return { candidates: [], providers: new Map(), itemsRead: counter.items, truncated: false };
 
   let stopped = false;
-  const evaluate = (trees: Provider[][]) => {
+  const evaluate = (trees: Provider[][], sharing: Provider[]) => {
     for (const members of trees) {
       if (stopped) return;
       const tree = new AnchorTree(members, sharing);
@@ -97,18 +95,25 @@ export async function searchCandidates(request: CandidateRequest, limits: Search
       stopped = !candidatesForTree(tree, request, inTreeRoots, budget, (candidate) => collector.add(candidate));
     }
   };
+  const remember = (providers: Provider[]) => {
+    for (const provider of providers) known.set(provider.uuid, provider);
+    return providers;
+  };
 
   const seedAggregates = narrowestAggregates(request);
   if (inTreeRoots.size > 0 || seedAggregates !== undefined) {
-    const roots = await seedRoots(request, inTreeRoots, seedAggregates, sharing, known, counter);
-    evaluate(await loadTrees(roots, known, counter));
+    const trees = await loadTrees(await seedRoots(request, inTreeRoots, seedAggregates, known, counter), known, counter);
+    // Only the sharing providers of these trees' aggregates can take part.
+    const aggregates = new Set(trees.flat().flatMap((provider) => provider.aggregates));
+    evaluate(trees, remember(await listSharingProviders(counter, [...aggregates])));
   } else {
+    const sharing = remember(await listSharingProviders(counter));
     const walk = new ShardWalk(walkFilter(request, sharing), counter);
     // The first round asks for about 1.6 items per wanted candidate (trees have children, some providers are
     // full), so that a typical request needs one round trip; later rounds follow the hit rate.
     let round = Math.ceil(collector.wanted * 1.6) + PROVIDER_SHARDS;
     while (!stopped && !walk.done) {
-      evaluate(await walk.next(Math.min(round, 10_000)));
+      evaluate(await walk.next(Math.min(round, 10_000)), sharing);
       const found = collector.candidates.length;
       const remaining = collector.wanted - found;
       round = found > 0 ? Math.ceil((remaining * counter.items * 1.2) / found) + PROVIDER_SHARDS : round * 2;
@@ -129,7 +134,6 @@ async function seedRoots(
   request: CandidateRequest,
   inTreeRoots: Map<string, string>,
   aggregates: string[] | undefined,
-  sharing: Provider[],
   known: Map<string, Provider>,
   counter: ReadCounter,
 ): Promise<string[]> {
@@ -139,13 +143,13 @@ async function seedRoots(
   if (inTreeRoots.size > 0) {
     const root = inTreeRoots.get(request.groups.find((group) => group.inTree !== undefined)!.inTree!)!;
     roots.add(root);
-    seedSharing = sharing.filter((provider) => provider.rootUuid === root);
+    const [tree] = await loadTrees([root], known, counter);
+    seedSharing = tree!.filter((provider) => provider.traits.includes(SHARING_TRAIT));
   } else {
     const members = await listAggregateMembers(aggregates!, counter);
-    const memberSet = new Set(members);
     for (const provider of await getProvidersForSearch(members.filter((uuid) => !known.has(uuid)), counter)) known.set(provider.uuid, provider);
     for (const uuid of members) roots.add(known.get(uuid)!.rootUuid);
-    seedSharing = sharing.filter((provider) => memberSet.has(provider.uuid));
+    seedSharing = members.map((uuid) => known.get(uuid)!).filter((provider) => provider.traits.includes(SHARING_TRAIT));
     listed = aggregates!;
   }
   // The members of an aggregate listed above are already in `roots`: reading it again would only repeat them.

@@ -2,7 +2,8 @@
  * Where the allocation candidate search finds provider trees, without
  * scanning the table or loading every provider:
  *
- * - the sharing providers, from their marker items (few, read once);
+ * - the sharing providers, from their marker items: all of them for the
+ *   walk, or only those of the aggregates of the trees found otherwise;
  * - named trees (in_tree), from the byGroup index;
  * - the members of an aggregate (member_of), from the aggregate's items;
  * - otherwise a walk of the byShard index, whose sort key keeps each tree's
@@ -21,7 +22,7 @@ import type { Provider } from '../domain/model.js';
 import { SHARING_TRAIT } from '../domain/allocation-candidates.js';
 import { fromItem } from './providers.js';
 import { batchGet, queryPage, type Item } from './reads.js';
-import { aggregatePartition, allShards, providerKey, SHARING_PK, treeGroup } from './keys.js';
+import { aggregatePartition, allShards, providerKey, SHARING_PK, sharingPartition, treeGroup } from './keys.js';
 import { BY_GROUP_INDEX, BY_SHARD_INDEX } from './table-definition.js';
 
 /** Counts the items read by one search. */
@@ -47,15 +48,13 @@ export async function getProvidersForSearch(uuids: string[], counter: ReadCounte
   return items.map(fromItem);
 }
 
-export async function listSharingProviders(counter: ReadCounter): Promise<Provider[]> {
-  const markers = await queryEverything(
-    { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': SHARING_PK }, ConsistentRead: true },
-    counter,
+/** The sharing providers: all of them, or those in any of the given aggregates. */
+export async function listSharingProviders(counter: ReadCounter, aggregates?: string[]): Promise<Provider[]> {
+  const partitions = aggregates === undefined ? [SHARING_PK] : aggregates.map(sharingPartition);
+  const markers = await Promise.all(
+    partitions.map((pk) => queryEverything({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } }, counter)),
   );
-  return getProvidersForSearch(
-    markers.map((marker) => marker.uuid as string),
-    counter,
-  );
+  return getProvidersForSearch([...new Set(markers.flat().map((marker) => marker.uuid as string))], counter);
 }
 
 /** The uuids of the providers in any of the aggregates. */

@@ -9,6 +9,7 @@
  *   resource class  RESOURCE_CLASSES   <name>
  *   trait           TRAITS             <name>
  *   sharing marker  SHARING            <uuid>                  (providers with MISC_SHARES_VIA_AGGREGATE)
+ *                   SHARING#<aggregate> <uuid>                 (the same, per aggregate)
  *   aggregate member AGG#<aggregate>   RP#<uuid>
  */
 import { createHash } from 'node:crypto';
@@ -34,6 +35,8 @@ export const consumerKey = (uuid: string): Key => ({ pk: `CONSUMER#${uuid}`, sk:
 /** The candidate search starts from these: sharing providers, and the members of an aggregate. */
 export const SHARING_PK = 'SHARING';
 export const sharingMarkerKey = (uuid: string): Key => ({ pk: SHARING_PK, sk: uuid });
+export const sharingPartition = (aggregate: string): string => `${SHARING_PK}#${aggregate}`;
+export const sharingInAggregateKey = (aggregate: string, uuid: string): Key => ({ pk: sharingPartition(aggregate), sk: uuid });
 export const aggregatePartition = (aggregate: string): string => `AGG#${aggregate}`;
 export const aggregateMemberKey = (aggregate: string, uuid: string): Key => ({ pk: aggregatePartition(aggregate), sk: `RP#${uuid}` });
 

@@ -3,7 +3,7 @@ import { freeCapacities } from '../domain/capacity.js';
 import type { Provider } from '../domain/model.js';
 import { tableName } from './client.js';
 import { batchGet, getItem, queryAll, type Item } from './reads.js';
-import { aggregateMemberKey, allShards, providerIndexKeys, providerKey, providerNameKey, sharingMarkerKey, treeGroup, type Key } from './keys.js';
+import { aggregateMemberKey, allShards, providerIndexKeys, providerKey, providerNameKey, sharingInAggregateKey, sharingMarkerKey, treeGroup, type Key } from './keys.js';
 import { SHARING_TRAIT } from '../domain/allocation-candidates.js';
 import { BY_GROUP_INDEX, BY_SHARD_INDEX } from './table-definition.js';
 import type { Write } from './transaction.js';
@@ -220,8 +220,12 @@ function searchEntryWrites(before: Provider | undefined, after: Provider | undef
   const entries = (provider: Provider | undefined): Map<string, Key> => {
     const keys = new Map<string, Key>();
     if (provider === undefined) return keys;
-    if (provider.traits.includes(SHARING_TRAIT)) keys.set('sharing', sharingMarkerKey(provider.uuid));
-    for (const aggregate of provider.aggregates) keys.set(`aggregate ${aggregate}`, aggregateMemberKey(aggregate, provider.uuid));
+    const sharing = provider.traits.includes(SHARING_TRAIT);
+    if (sharing) keys.set('sharing', sharingMarkerKey(provider.uuid));
+    for (const aggregate of provider.aggregates) {
+      keys.set(`aggregate ${aggregate}`, aggregateMemberKey(aggregate, provider.uuid));
+      if (sharing) keys.set(`sharing ${aggregate}`, sharingInAggregateKey(aggregate, provider.uuid));
+    }
     return keys;
   };
   const old = entries(before);
