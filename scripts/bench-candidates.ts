@@ -12,7 +12,8 @@
  * The cloud (seeded, so both services get the identical one, uuids included):
  * compute nodes with VCPU (32-64, allocation ratio 4), MEMORY_MB and DISK_GB,
  * a few standard traits (HW_CPU_X86_AVX2 on about half), aggregates of 50
- * nodes, a fifth of the nodes with two PF children of 8 SRIOV_NET_VF each,
+ * nodes, a fifth of the nodes with four PF children (two dual-port NICs) of
+ * 8 SRIOV_NET_VF each,
  * every fifth aggregate keeping its disk on a sharing provider instead of the
  * nodes, and two instances per node holding 20-40% of its capacity.
  *
@@ -55,6 +56,7 @@ const WIDE_TIMEOUT_MS = 120_000;
 const AGGREGATE_SIZE = 50;
 const SHARED_STORAGE_EVERY = 5;
 const NESTED_SHARE = 0.2;
+const PFS_PER_NESTED_NODE = 4;
 const INSTANCES_PER_NODE = 2;
 const PROJECT = 'bench-project';
 const USER = 'bench-user';
@@ -150,7 +152,7 @@ function buildCloud(computeNodes: number, seed: number): Cloud {
     providers.push(node);
     const pf = (k: number) =>
       provider(`cn-${n}-pf${k}`, node, { inventories: { SRIOV_NET_VF: { total: 8, allocation_ratio: 1 } }, traits: ['HW_NIC_SRIOV'] });
-    const pfs = random() < NESTED_SHARE ? [pf(0), pf(1)] : [];
+    const pfs = random() < NESTED_SHARE ? Array.from({ length: PFS_PER_NESTED_NODE }, (_, k) => pf(k)) : [];
     node.childCount = pfs.length;
     providers.push(...pfs);
 
