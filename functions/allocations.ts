@@ -11,7 +11,7 @@ import { badRequest, conflict, ErrorCode, notFound } from '../shared/http/errors
 import { lambdaHandler, type Operations, type Reply } from '../shared/http/lambda.js';
 import type { PlacementRequest } from '../shared/http/request.js';
 import type { JsonSchema } from '../shared/http/validation.js';
-import { INCOMPLETE_CONSUMER_ID, planClaim, planRemoval, type DesiredConsumer } from '../shared/domain/claims.js';
+import { desiredConsumer, planClaim, planRemoval, providersInvolved, type ConsumerBody, type DesiredConsumer } from '../shared/domain/claims.js';
 import { UNKNOWN_CONSUMER_TYPE, type Consumer, type Resources } from '../shared/domain/model.js';
 import { isStandardResourceClass } from '../shared/domain/standard-catalog.js';
 import { isUuidLike, normalizeUuid } from '../shared/domain/uuid.js';
@@ -21,16 +21,6 @@ import { resourceClasses } from '../shared/storage/catalog.js';
 import { getConsumer, getConsumers, listProviderAllocations, writeClaim } from '../shared/storage/consumers.js';
 import { getProvider, getProviders } from '../shared/storage/providers.js';
 import { ConcurrentUpdate, withRetries } from '../shared/storage/transaction.js';
-
-/** One consumer's part of a PUT or POST body (any microversion, after schema validation). */
-interface ConsumerBody {
-  allocations: Record<string, { resources: Resources; generation?: number }> | { resource_provider: { uuid: string }; resources: Resources }[];
-  project_id?: string;
-  user_id?: string;
-  consumer_generation?: number | null;
-  consumer_type?: string;
-  mappings?: Record<string, string[]>;
-}
 
 function putSchema(request: PlacementRequest): JsonSchema {
   if (request.isAtLeast('1.38')) return schemas.PUT_ALLOCATIONS_1_38;
@@ -46,25 +36,6 @@ function postSchema(request: PlacementRequest): JsonSchema {
   if (request.isAtLeast('1.34')) return schemas.POST_ALLOCATIONS_1_34;
   if (request.isAtLeast('1.28')) return schemas.POST_ALLOCATIONS_1_28;
   return schemas.POST_ALLOCATIONS_1_13;
-}
-
-/** The body's wishes for one consumer. Mappings (1.34) are validated by the schema and, as upstream, not kept. */
-function desiredConsumer(request: PlacementRequest, uuid: string, body: ConsumerBody): DesiredConsumer {
-  const allocations: Record<string, Resources> = {};
-  if (Array.isArray(body.allocations)) {
-    for (const entry of body.allocations) allocations[entry.resource_provider.uuid] = entry.resources;
-  } else {
-    for (const [providerUuid, entry] of Object.entries(body.allocations)) allocations[providerUuid] = entry.resources;
-  }
-  const complete = body.project_id !== undefined;
-  return {
-    uuid,
-    projectId: complete ? body.project_id! : INCOMPLETE_CONSUMER_ID,
-    userId: complete ? body.user_id! : INCOMPLETE_CONSUMER_ID,
-    expectedGeneration: request.isAtLeast('1.28') ? (body.consumer_generation ?? null) : undefined,
-    consumerType: request.isAtLeast('1.38') ? body.consumer_type : undefined,
-    allocations,
-  };
 }
 
 /** The requested custom resource classes that do not exist. */
@@ -89,12 +60,7 @@ async function claim(desired: DesiredConsumer[], form: 'put' | 'post'): Promise<
   const unknown = await unknownClasses(desired);
   await withRetries(config.claimRetries, async () => {
     const consumers = await getConsumers(desired.map((want) => want.uuid));
-    const providerUuids = new Set<string>();
-    for (const want of desired) {
-      for (const uuid of Object.keys(want.allocations)) providerUuids.add(uuid);
-      for (const uuid of Object.keys(consumers.get(want.uuid)?.allocations ?? {})) providerUuids.add(uuid);
-    }
-    const providers = await getProviders(providerUuids);
+    const providers = await getProviders(providersInvolved(desired, consumers));
     const now = new Date().toISOString();
     const plan = planClaim(desired, { consumers, providers, classExists: (name) => !unknown.has(name) }, now, { form });
     await writeClaim(plan.consumers, plan.providers, now);
@@ -113,14 +79,14 @@ async function putAllocations(request: PlacementRequest): Promise<Reply> {
   const raw = request.param('consumer_uuid');
   if (!isUuidLike(raw)) throw badRequest(`Malformed consumer_uuid: ${raw}`);
   const body = request.json<ConsumerBody>(putSchema(request));
-  await claim([desiredConsumer(request, normalizeUuid(raw), body)], 'put');
+  await claim([desiredConsumer(normalizeUuid(raw), body, request.version)], 'put');
   return noContent();
 }
 
 async function postAllocations(request: PlacementRequest): Promise<Reply> {
   const body = request.json<Record<string, ConsumerBody>>(postSchema(request));
   await claim(
-    Object.entries(body).map(([uuid, entry]) => desiredConsumer(request, uuid, entry)),
+    Object.entries(body).map(([uuid, entry]) => desiredConsumer(uuid, entry, request.version)),
     'post',
   );
   return noContent();

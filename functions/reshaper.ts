@@ -1,11 +1,79 @@
-/** POST /reshaper: reshaping arrives with issue 3; until then 501. */
-import { HttpError } from '../shared/http/errors.js';
-import { lambdaHandler, type Operations } from '../shared/http/lambda.js';
+/**
+ * POST /reshaper (1.30): replaces the inventories of some providers and the
+ * allocations of some consumers in one transaction (shared/domain/reshape.ts
+ * plans it, storage's writeReshape writes it).
+ */
+import { conflict, ErrorCode } from '../shared/http/errors.js';
+import { lambdaHandler, type Operations, type Reply } from '../shared/http/lambda.js';
+import type { PlacementRequest } from '../shared/http/request.js';
+import type { JsonSchema } from '../shared/http/validation.js';
+import { desiredConsumer, providersInvolved, type ConsumerBody } from '../shared/domain/claims.js';
+import { inventoryWithDefaults, isWellFormedInventory } from '../shared/domain/inventory.js';
+import type { Inventories } from '../shared/domain/model.js';
+import { planReshape, unknownReshapeClass, type DesiredInventories } from '../shared/domain/reshape.js';
+import * as schemas from '../shared/schemas/reshaper.js';
+import { config } from '../shared/config.js';
+import { resourceClasses } from '../shared/storage/catalog.js';
+import { getConsumers, writeReshape } from '../shared/storage/consumers.js';
+import { getProviders } from '../shared/storage/providers.js';
+import { ConcurrentUpdate, withRetries } from '../shared/storage/transaction.js';
+
+interface ReshaperBody {
+  inventories: Record<string, { resource_provider_generation: number; inventories: Record<string, unknown> }>;
+  allocations: Record<string, ConsumerBody>;
+}
+
+function schema(request: PlacementRequest): JsonSchema {
+  if (request.isAtLeast('1.38')) return schemas.POST_RESHAPER_1_38;
+  if (request.isAtLeast('1.34')) return schemas.POST_RESHAPER_1_34;
+  return schemas.POST_RESHAPER_1_30;
+}
+
+/**
+ * Records under names the schema's class pattern does not cover were not
+ * validated; such a name can never be a class, which is what upstream answers.
+ */
+function withDefaults(records: Record<string, unknown>): Inventories {
+  const inventories: Inventories = {};
+  for (const [resourceClass, record] of Object.entries(records)) {
+    if (!isWellFormedInventory(record)) throw unknownReshapeClass(resourceClass);
+    inventories[resourceClass] = inventoryWithDefaults(record);
+  }
+  return inventories;
+}
+
+async function reshape(request: PlacementRequest): Promise<Reply> {
+  const body = request.json<ReshaperBody>(schema(request));
+  const inventories: DesiredInventories[] = Object.entries(body.inventories).map(([providerUuid, entry]) => ({
+    providerUuid,
+    generation: entry.resource_provider_generation,
+    inventories: withDefaults(entry.inventories),
+  }));
+  const desired = Object.entries(body.allocations).map(([uuid, entry]) => desiredConsumer(uuid, entry, request.version));
+  const missing = new Set(
+    await resourceClasses.missing([
+      ...inventories.flatMap((want) => Object.keys(want.inventories)),
+      ...desired.flatMap((want) => Object.values(want.allocations).flatMap((resources) => Object.keys(resources))),
+    ]),
+  );
+
+  // A retry reads afresh and checks the client's generations again, so only
+  // changes that left them intact (as upstream's allocation retries) succeed.
+  await withRetries(config.claimRetries, async () => {
+    const consumers = await getConsumers(desired.map((want) => want.uuid));
+    const providers = await getProviders([...inventories.map((want) => want.providerUuid), ...providersInvolved(desired, consumers)]);
+    const now = new Date().toISOString();
+    const plan = planReshape(inventories, desired, { consumers, providers, classExists: (name) => !missing.has(name) }, now);
+    await writeReshape(plan, now, { onUnknownResourceClass: unknownReshapeClass });
+  }).catch((error: unknown) => {
+    if (error instanceof ConcurrentUpdate) throw conflict(`update conflict: ${error.message}`, ErrorCode.CONCURRENT_UPDATE);
+    throw error;
+  });
+  return { status: 204 };
+}
 
 export const operations: Operations = {
-  'POST /reshaper': async () => {
-    throw new HttpError(501, 'POST /reshaper is not implemented yet.');
-  },
+  'POST /reshaper': reshape,
 };
 
 export const handler = lambdaHandler(operations);

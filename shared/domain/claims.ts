@@ -19,6 +19,7 @@
 import { checkAllocation } from './capacity.js';
 import { STANDARD_RESOURCE_CLASSES } from './standard-catalog.js';
 import { conflict, badRequest, ErrorCode, type HttpError } from '../http/errors.js';
+import type { Microversion } from '../http/microversion.js';
 import type { Consumer, Provider, Resources } from './model.js';
 import type { ConsumerChange, ProviderUsageChange } from '../storage/consumers.js';
 
@@ -41,6 +42,45 @@ export interface DesiredConsumer {
   allocations: Record<string, Resources>;
 }
 
+/** One consumer's entry of a PUT /allocations/{uuid}, POST /allocations or POST /reshaper body, after schema validation. */
+export interface ConsumerBody {
+  allocations: Record<string, { resources: Resources; generation?: number }> | { resource_provider: { uuid: string }; resources: Resources }[];
+  project_id?: string;
+  user_id?: string;
+  consumer_generation?: number | null;
+  consumer_type?: string;
+  mappings?: Record<string, string[]>;
+}
+
+/** The body's wishes for one consumer. Mappings (1.34) are validated by the schema and, as upstream, not kept. */
+export function desiredConsumer(uuid: string, body: ConsumerBody, version: Microversion): DesiredConsumer {
+  const allocations: Record<string, Resources> = {};
+  if (Array.isArray(body.allocations)) {
+    for (const entry of body.allocations) allocations[entry.resource_provider.uuid] = entry.resources;
+  } else {
+    for (const [providerUuid, entry] of Object.entries(body.allocations)) allocations[providerUuid] = entry.resources;
+  }
+  const complete = body.project_id !== undefined;
+  return {
+    uuid,
+    projectId: complete ? body.project_id! : INCOMPLETE_CONSUMER_ID,
+    userId: complete ? body.user_id! : INCOMPLETE_CONSUMER_ID,
+    expectedGeneration: version.isAtLeast('1.28') ? (body.consumer_generation ?? null) : undefined,
+    consumerType: version.isAtLeast('1.38') ? body.consumer_type : undefined,
+    allocations,
+  };
+}
+
+/** The providers a claim for `desired` must read: those named, and those the consumers hold now. */
+export function providersInvolved(desired: readonly DesiredConsumer[], consumers: ReadonlyMap<string, Consumer>): Set<string> {
+  const uuids = new Set<string>();
+  for (const want of desired) {
+    for (const uuid of Object.keys(want.allocations)) uuids.add(uuid);
+    for (const uuid of Object.keys(consumers.get(want.uuid)?.allocations ?? {})) uuids.add(uuid);
+  }
+  return uuids;
+}
+
 /** What the claim is computed against, read just before (strongly consistent). */
 export interface ClaimState {
   /** The existing consumers among the desired ones (absent: new). */
@@ -54,9 +94,10 @@ export interface ClaimState {
 export interface ClaimOptions {
   /**
    * How an unknown resource class is reported: PUT /allocations/{uuid} names
-   * the consumer ("put"), POST /allocations does not ("post").
+   * the consumer ("put"), POST /allocations does not ("post"), POST /reshaper
+   * calls the body malformed ("reshape").
    */
-  form?: 'put' | 'post';
+  form?: 'put' | 'post' | 'reshape';
 }
 
 export interface ClaimPlan {
@@ -100,15 +141,11 @@ const nestedAdd = (target: Map<string, Resources>, key: string, resourceClass: s
 };
 
 /**
- * Computes the claim for `desired` (in request order), or throws the error
- * upstream answers with: 409 consumer generation conflict, 400 unknown
- * provider, 400 unknown resource class, 409 "Unable to allocate inventory: …".
+ * The checks upstream makes before it writes anything: every consumer's
+ * generation first (409), then the existence of every provider named (400).
  */
-export function planClaim(desired: DesiredConsumer[], state: ClaimState, now: string, options: ClaimOptions = {}): ClaimPlan {
-  // 1. Consumer generations, every consumer first (upstream ensures all consumers before anything else).
+export function checkClaimTargets(desired: readonly DesiredConsumer[], state: Pick<ClaimState, 'consumers' | 'providers'>): void {
   for (const want of desired) checkConsumerGeneration(state.consumers.get(want.uuid), want.expectedGeneration);
-
-  // 2. The providers named must exist.
   for (const want of desired) {
     for (const providerUuid of Object.keys(want.allocations)) {
       if (!state.providers.has(providerUuid)) {
@@ -116,6 +153,23 @@ export function planClaim(desired: DesiredConsumer[], state: ClaimState, now: st
       }
     }
   }
+}
+
+/** How each form reports a class that does not exist. */
+const UNKNOWN_CLASS_MESSAGES: Record<NonNullable<ClaimOptions['form']>, (consumer: string, detail: string) => string> = {
+  put: (consumer, detail) => `Unable to allocate inventory for consumer ${consumer}: ${detail}`,
+  post: (_consumer, detail) => `Unable to allocate inventory ${detail}`,
+  reshape: (_consumer, detail) => `malformed reshaper data: ${detail}`,
+};
+
+/**
+ * Computes the claim for `desired` (in request order), or throws the error
+ * upstream answers with: 409 consumer generation conflict, 400 unknown
+ * provider, 400 unknown resource class, 409 "Unable to allocate inventory: …".
+ */
+export function planClaim(desired: DesiredConsumer[], state: ClaimState, now: string, options: ClaimOptions = {}): ClaimPlan {
+  // 1–2. Consumer generations, every consumer first (upstream ensures all consumers before anything else), then providers.
+  checkClaimTargets(desired, state);
 
   // 3. The lines upstream writes: the requested amounts, or zeroes for the allocations an emptied consumer drops.
   const lines: Line[] = [];
@@ -133,10 +187,7 @@ export function planClaim(desired: DesiredConsumer[], state: ClaimState, now: st
   // 4. Every class must exist.
   for (const line of lines) {
     if (!state.classExists(line.resourceClass)) {
-      const detail = `No such resource class ${line.resourceClass}.`;
-      throw badRequest(
-        options.form === 'put' ? `Unable to allocate inventory for consumer ${line.consumer}: ${detail}` : `Unable to allocate inventory ${detail}`,
-      );
+      throw badRequest(UNKNOWN_CLASS_MESSAGES[options.form ?? 'post'](line.consumer, `No such resource class ${line.resourceClass}.`));
     }
   }
 

@@ -8,6 +8,7 @@ import { batchGet, getItem, queryAll, type Item } from './reads.js';
 import { ALLOCATION_PREFIX, allocationKey, consumerIndexKeys, consumerKey, projectGroup, providerAllocationsPartition, providerKey, userPrefix } from './keys.js';
 import { BY_GROUP_INDEX } from './table-definition.js';
 import { commit, type Write } from './transaction.js';
+import { providerChangesWrites, type ProviderChange, type ProviderChangeErrors } from './providers.js';
 
 function fromItem(item: Item): Consumer {
   return {
@@ -153,6 +154,15 @@ function providerUsageWrite(change: ProviderUsageChange, now: string): Write | u
   };
 }
 
+/** The writes of a claim: consumers, their allocation items, and the providers' usage. */
+function claimWrites(consumers: ConsumerChange[], providers: ProviderUsageChange[], now: string): Write[] {
+  return [
+    ...consumers.map(consumerWrite),
+    ...consumers.flatMap(allocationWrites),
+    ...providers.flatMap((change) => providerUsageWrite(change, now) ?? []),
+  ];
+}
+
 /**
  * The claim transaction: every consumer, allocation and provider change of
  * one request in a single TransactWriteItems, so a claim lands whole or not
@@ -161,9 +171,25 @@ function providerUsageWrite(change: ProviderUsageChange, now: string): Write | u
  * state.
  */
 export async function writeClaim(consumers: ConsumerChange[], providers: ProviderUsageChange[], now: string): Promise<void> {
-  await commit([
-    ...consumers.map(consumerWrite),
-    ...consumers.flatMap(allocationWrites),
-    ...providers.flatMap((change) => providerUsageWrite(change, now) ?? []),
-  ]);
+  await commit(claimWrites(consumers, providers, now));
+}
+
+/** What one reshape writes (shared/domain/reshape.ts plans it). */
+export interface ReshapeChange {
+  consumers: ConsumerChange[];
+  /** Providers whose inventories are replaced, in their final state (usage included). */
+  providers: ProviderChange[];
+  /** Providers only reached through allocations. */
+  usages: ProviderUsageChange[];
+}
+
+/**
+ * The reshape transaction: a claim in which the providers whose inventories
+ * are replaced are written whole instead of by usage deltas, since one
+ * transaction may write each provider item only once. Like a claim it is
+ * cancelled as a ConcurrentUpdate when anything changed since it was read;
+ * more than 100 writes are refused (TooManyWrites) before anything is written.
+ */
+export async function writeReshape(change: ReshapeChange, now: string, errors: ProviderChangeErrors): Promise<void> {
+  await commit([...claimWrites(change.consumers, change.usages, now), ...providerChangesWrites(change.providers, errors)]);
 }

@@ -182,14 +182,34 @@ export interface ProviderChangeErrors {
   onHasChildren?: () => Error;
 }
 
+/** One provider's change: `before` undefined creates, `after` undefined deletes. */
+export interface ProviderChange {
+  before: Provider | undefined;
+  after: Provider | undefined;
+}
+
 /**
  * Every write one provider change needs, for one transaction: the provider
  * item (conditioned on the generation it was read at), its unique name, its
  * parent's child count, and the use counts of the custom resource classes
  * and traits it starts or stops using (which must exist).
- * `before` undefined creates; `after` undefined deletes.
  */
 export function providerChangeWrites(before: Provider | undefined, after: Provider | undefined, errors: ProviderChangeErrors = {}): Write[] {
+  return providerChangesWrites([{ before, after }], errors);
+}
+
+/**
+ * providerChangeWrites for several providers in one transaction. A
+ * transaction may write each item only once, so the use counts are summed
+ * per class and trait over all changes (a class moving from one provider to
+ * another writes no count at all).
+ */
+export function providerChangesWrites(changes: readonly ProviderChange[], errors: ProviderChangeErrors = {}): Write[] {
+  return [...changes.flatMap(({ before, after }) => providerItemWrites(before, after, errors)), ...catalogUseWrites(changes, errors)];
+}
+
+/** The writes of one change that touch items of that provider alone. */
+function providerItemWrites(before: Provider | undefined, after: Provider | undefined, errors: ProviderChangeErrors): Write[] {
   const writes: Write[] = [];
   if (after === undefined) writes.push(deleteProvider(before!, errors.onHasChildren ?? errors.onStale));
   else writes.push(putProvider(after, before, errors.onStale));
@@ -202,14 +222,30 @@ export function providerChangeWrites(before: Provider | undefined, after: Provid
     if (before?.parentUuid) writes.push(adjustChildCount(before.parentUuid, -1));
     if (after?.parentUuid) writes.push(adjustChildCount(after.parentUuid, 1, errors.onMissingParent));
   }
-  const classChanges = refChanges(Object.keys(before?.inventories ?? {}), Object.keys(after?.inventories ?? {}));
-  for (const [name, delta] of classChanges) {
+  return [...writes, ...searchEntryWrites(before, after)];
+}
+
+/** The custom class and trait use counts the changes move, net per name. */
+function catalogUseWrites(changes: readonly ProviderChange[], errors: ProviderChangeErrors): Write[] {
+  const classUses = new Map<string, number>();
+  const traitUses = new Map<string, number>();
+  const sum = (into: Map<string, number>, changed: Map<string, number>) => {
+    for (const [name, delta] of changed) into.set(name, (into.get(name) ?? 0) + delta);
+  };
+  for (const { before, after } of changes) {
+    sum(classUses, refChanges(Object.keys(before?.inventories ?? {}), Object.keys(after?.inventories ?? {})));
+    sum(traitUses, refChanges(before?.traits ?? [], after?.traits ?? []));
+  }
+  const writes: Write[] = [];
+  for (const [name, delta] of classUses) {
+    if (delta === 0) continue;
     writes.push(resourceClasses.adjustRefs(name, delta, () => errors.onUnknownResourceClass?.(name) ?? new Error(`unknown resource class ${name}`)));
   }
-  for (const [name, delta] of refChanges(before?.traits ?? [], after?.traits ?? [])) {
+  for (const [name, delta] of traitUses) {
+    if (delta === 0) continue;
     writes.push(traits.adjustRefs(name, delta, () => errors.onUnknownTrait?.(name) ?? new Error(`unknown trait ${name}`)));
   }
-  return [...writes, ...searchEntryWrites(before, after)];
+  return writes;
 }
 
 /**
