@@ -3,7 +3,7 @@
  * From 1.19 the body carries the provider generation, which PUT checks and bumps;
  * before 1.19 PUT neither checks nor bumps it.
  */
-import { conflict, ErrorCode, notFound } from '../shared/http/errors.js';
+import { conflict, ErrorCode, objectNotFound } from '../shared/http/errors.js';
 import { lambdaHandler, type Operations, type Reply } from '../shared/http/lambda.js';
 import type { PlacementRequest } from '../shared/http/request.js';
 import type { Provider } from '../shared/domain/model.js';
@@ -18,7 +18,7 @@ const WITH_GENERATION = '1.19';
 
 async function loadProvider(uuid: string): Promise<Provider> {
   const provider = await getProvider(uuid);
-  if (provider === undefined) throw notFound(`No resource provider with uuid ${uuid} found`);
+  if (provider === undefined) throw objectNotFound(`No resource provider with uuid ${uuid} found`);
   return provider;
 }
 

@@ -1,5 +1,5 @@
 /** Inventories of a resource provider: list, show, create one, replace all, update one, delete one, delete all. */
-import { badRequest, conflict, ErrorCode, HttpError, notFound } from '../shared/http/errors.js';
+import { badRequest, conflict, ErrorCode, HttpError, notFound, objectNotFound } from '../shared/http/errors.js';
 import { lambdaHandler, type Operations, type Reply } from '../shared/http/lambda.js';
 import { logger } from '../shared/http/logger.js';
 import type { PlacementRequest } from '../shared/http/request.js';
@@ -36,7 +36,8 @@ async function loadProvider(uuid: string, separator?: ' : ' | ': '): Promise<Pro
   const provider = await getProvider(uuid);
   if (provider === undefined) {
     const sentence = `No resource provider with uuid ${uuid} found`;
-    throw notFound(separator === undefined ? sentence : `${sentence}${separator}${sentence}`);
+    // Only the handlers that repeat the sentence catch the lookup error themselves (and so answer with Vary).
+    throw separator === undefined ? objectNotFound(sentence) : notFound(`${sentence}${separator}${sentence}`);
   }
   return provider;
 }
@@ -101,7 +102,7 @@ async function listInventories(request: PlacementRequest): Promise<Reply> {
   return {
     status: 200,
     body: serializeInventories(provider.inventories, provider.generation),
-    lastModified: hasInventory ? new Date(provider.updatedAt) : undefined,
+    lastModified: hasInventory ? new Date(provider.updatedAt) : null,
   };
 }
 
@@ -194,7 +195,7 @@ async function replaceInventories(request: PlacementRequest): Promise<Reply> {
   return {
     status: 200,
     body: serializeInventories(after.inventories, after.generation),
-    lastModified: Object.keys(inventories).length > 0 ? new Date(after.updatedAt) : undefined,
+    lastModified: Object.keys(inventories).length > 0 ? new Date(after.updatedAt) : null,
   };
 }
 

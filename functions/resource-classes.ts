@@ -2,7 +2,7 @@
  * Resource classes: list, create (POST, and PUT from 1.7), show, rename
  * (PUT with a body, 1.2–1.6) and delete. Standard classes are read-only.
  */
-import { badRequest, conflict, notFound } from '../shared/http/errors.js';
+import { badRequest, conflict, objectNotFound } from '../shared/http/errors.js';
 import { lambdaHandler, type Operations, type Reply } from '../shared/http/lambda.js';
 import type { PlacementRequest } from '../shared/http/request.js';
 import { validateBody } from '../shared/http/validation.js';
@@ -25,7 +25,7 @@ const isStandard = (entry: CatalogEntry) => entry.standard || isStandardResource
 
 async function loadClass(name: string): Promise<CatalogEntry> {
   const entry = await resourceClasses.get(name);
-  if (entry === undefined) throw notFound(`No such resource class ${name}.`);
+  if (entry === undefined) throw objectNotFound(`No such resource class ${name}.`);
   return entry;
 }
 

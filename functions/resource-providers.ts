@@ -1,6 +1,6 @@
 /** Resource providers: list, create, show, update (rename, re-parent), delete. */
 import { randomUUID } from 'node:crypto';
-import { badRequest, conflict, ErrorCode, notFound } from '../shared/http/errors.js';
+import { badRequest, conflict, ErrorCode, notFound, objectNotFound } from '../shared/http/errors.js';
 import { lambdaHandler, type Operations } from '../shared/http/lambda.js';
 import type { PlacementRequest } from '../shared/http/request.js';
 import { validateQuery } from '../shared/http/validation.js';
@@ -47,7 +47,7 @@ const latest = (providers: Provider[]) =>
 
 export async function loadProvider(uuid: string): Promise<Provider> {
   const provider = await getProvider(uuid);
-  if (provider === undefined) throw notFound(`No resource provider with uuid ${uuid} found`);
+  if (provider === undefined) throw objectNotFound(`No resource provider with uuid ${uuid} found`);
   return provider;
 }
 

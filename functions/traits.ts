@@ -2,7 +2,7 @@
  * Traits: the catalog (GET /traits, GET/PUT/DELETE /traits/{name}) and the
  * trait set of one provider (GET/PUT/DELETE /resource_providers/{uuid}/traits).
  */
-import { badRequest, conflict, ErrorCode, notFound } from '../shared/http/errors.js';
+import { badRequest, conflict, ErrorCode, notFound, objectNotFound } from '../shared/http/errors.js';
 import { lambdaHandler, type Operations, type Reply } from '../shared/http/lambda.js';
 import type { PlacementRequest } from '../shared/http/request.js';
 import { validateQuery } from '../shared/http/validation.js';
@@ -34,7 +34,7 @@ async function loadProvider(uuid: string, detailed = false): Promise<Provider> {
   if (provider === undefined) {
     const message = `No resource provider with uuid ${uuid} found`;
     // Listing a provider's traits repeats the lookup error after its own sentence.
-    throw notFound(detailed ? `${message}: ${message}` : message);
+    throw detailed ? notFound(`${message}: ${message}`) : objectNotFound(message);
   }
   return provider;
 }

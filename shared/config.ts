@@ -6,6 +6,13 @@ function flag(name: string): boolean {
   return /^(1|true|yes|on)$/i.test(process.env[name] ?? '');
 }
 
+function list(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
+
 export const config = {
   get tableName(): string {
     return process.env.PLACEMENT_TABLE_NAME ?? 'placement';
@@ -20,6 +27,63 @@ export const config = {
   get enforceNewDefaults(): boolean {
     return flag('PLACEMENT_ENFORCE_NEW_DEFAULTS');
   },
+  /** PLACEMENT_POLICY_FILE: operator overrides of the policy rules (YAML or JSON, rule name to check string). */
+  get policyFile(): string | undefined {
+    return process.env.PLACEMENT_POLICY_FILE || undefined;
+  },
+  /** `noauth2` (upstream's test strategy, the default) or `keystone`. */
+  get authStrategy(): string {
+    return process.env.PLACEMENT_AUTH_STRATEGY || 'noauth2';
+  },
+  get keystoneUrl(): string | undefined {
+    return process.env.PLACEMENT_KEYSTONE_URL || undefined;
+  },
+  /** How long a token Keystone called valid is believed without asking again. */
+  get keystoneCacheSeconds(): number {
+    return Number(process.env.PLACEMENT_KEYSTONE_CACHE_SECONDS ?? 60);
+  },
+  /** The service's own Keystone credentials, when they are given in the environment. */
+  get keystoneUsername(): string | undefined {
+    return process.env.PLACEMENT_KEYSTONE_USERNAME || undefined;
+  },
+  get keystonePassword(): string | undefined {
+    return process.env.PLACEMENT_KEYSTONE_PASSWORD || undefined;
+  },
+  get keystoneUserDomainName(): string {
+    return process.env.PLACEMENT_KEYSTONE_USER_DOMAIN_NAME || 'Default';
+  },
+  get keystoneProjectName(): string {
+    return process.env.PLACEMENT_KEYSTONE_PROJECT_NAME || 'service';
+  },
+  get keystoneProjectDomainName(): string {
+    return process.env.PLACEMENT_KEYSTONE_PROJECT_DOMAIN_NAME || 'Default';
+  },
+  /** In AWS: the Secrets Manager secret holding the service credentials. */
+  get keystoneSecretArn(): string | undefined {
+    return process.env.PLACEMENT_KEYSTONE_SECRET_ARN || undefined;
+  },
+  /** CORS, oslo.middleware's [cors] options with upstream Placement's defaults; no allowed origin turns CORS off. */
+  get corsAllowedOrigins(): string[] {
+    return list(process.env.PLACEMENT_CORS_ALLOWED_ORIGIN);
+  },
+  get corsAllowHeaders(): string[] {
+    return list(
+      process.env.PLACEMENT_CORS_ALLOW_HEADERS ??
+        'X-Auth-Token,X-Openstack-Request-Id,X-Identity-Status,X-Roles,X-Service-Catalog,X-User-Id,X-Tenant-Id,OpenStack-API-Version',
+    );
+  },
+  get corsExposeHeaders(): string[] {
+    return list(process.env.PLACEMENT_CORS_EXPOSE_HEADERS ?? 'X-Auth-Token,X-Openstack-Request-Id,X-Subject-Token,X-Service-Token,OpenStack-API-Version');
+  },
+  get corsAllowMethods(): string[] {
+    return list(process.env.PLACEMENT_CORS_ALLOW_METHODS ?? 'GET,PUT,POST,DELETE,PATCH');
+  },
+  get corsAllowCredentials(): boolean {
+    return !/^(0|false|no|off)$/i.test(process.env.PLACEMENT_CORS_ALLOW_CREDENTIALS ?? 'true');
+  },
+  get corsMaxAge(): number {
+    return Number(process.env.PLACEMENT_CORS_MAX_AGE ?? 3600);
+  },
   /**
    * Most allocation candidates one response holds, whatever `limit` says
    * (like upstream's max_allocation_candidates): bounds the search and keeps
@@ -31,5 +95,13 @@ export const config = {
   /** How many times a claim is retried after a concurrent update before answering 409. */
   get claimRetries(): number {
     return Number(process.env.PLACEMENT_CLAIM_RETRIES ?? 10);
+  },
+  /** The deployment this instance belongs to (several share an account); the dimension of its metrics. */
+  get stage(): string {
+    return process.env.PLACEMENT_STAGE || 'local';
+  },
+  /** Write an embedded-metric record per request to stdout: on in Lambda, where CloudWatch reads it, off elsewhere unless asked. */
+  get metrics(): boolean {
+    return process.env.PLACEMENT_METRICS ? flag('PLACEMENT_METRICS') : process.env.AWS_LAMBDA_FUNCTION_NAME !== undefined;
   },
 };

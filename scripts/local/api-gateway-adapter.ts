@@ -1,12 +1,15 @@
 /**
  * The local stand-in for API Gateway: turns a Node HTTP request into an HTTP
- * API payload 2.0 event, picks the Lambda handler the route table names (the
- * root handler answers unmatched paths, like the $default route in AWS), and
- * writes the handler's result back.
+ * API payload 2.0 event, runs the Lambda authorizer on every route but the
+ * public GET / (as the deployed API does), picks the Lambda handler the route
+ * table names (the root handler answers unmatched paths and CORS preflights,
+ * like the $default route in AWS), and writes the handler's result back.
  */
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { handler as authorizer } from '../../functions/authorizer.js';
 import { matchRoute } from '../../shared/http/router.js';
 import { routeKey, type HandlerName } from '../../shared/http/routes.js';
 import type { PlacementHandler } from '../../shared/http/lambda.js';
@@ -19,14 +22,29 @@ async function readBody(request: IncomingMessage): Promise<string | undefined> {
   return chunks.length === 0 ? undefined : Buffer.concat(chunks).toString('utf8');
 }
 
-export function toEvent(request: IncomingMessage, body: string | undefined): APIGatewayProxyEventV2 {
-  const url = new URL(request.url ?? '/', 'http://localhost');
-  const method = (request.method ?? 'GET').toUpperCase();
-  const match = matchRoute(method, url.pathname);
+/** What the adapter needs of an HTTP request (Node's, or one parsed from raw bytes). */
+interface HttpRequest {
+  method: string;
+  url: string;
+  httpVersion: string;
+  /** Lower-case names; repeated headers joined with ",". */
+  headers: Record<string, string>;
+  remoteAddress: string | undefined;
+}
+
+function fromIncoming(request: IncomingMessage): HttpRequest {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(request.headers)) {
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
   }
+  return { method: request.method ?? 'GET', url: request.url ?? '/', httpVersion: request.httpVersion, headers, remoteAddress: request.socket.remoteAddress };
+}
+
+export function toEvent(request: HttpRequest, body: string | undefined): APIGatewayProxyEventV2 {
+  const url = new URL(request.url, 'http://localhost');
+  const method = request.method.toUpperCase();
+  const match = matchRoute(method, url.pathname);
+  const headers = request.headers;
   const key = match ? routeKey(match.route) : '$default';
   const now = new Date();
   return {
@@ -47,7 +65,7 @@ export function toEvent(request: IncomingMessage, body: string | undefined): API
         method,
         path: url.pathname,
         protocol: `HTTP/${request.httpVersion}`,
-        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+        sourceIp: request.remoteAddress ?? '127.0.0.1',
         userAgent: headers['user-agent'] ?? '',
       },
       requestId: randomUUID(),
@@ -76,21 +94,98 @@ function lambdaContext(name: string): Context {
   };
 }
 
+/** Runs our authorizer like API Gateway does and puts its context where API Gateway puts it. */
+async function authorize(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyEventV2> {
+  if (event.routeKey === 'GET /') return event;
+  const { context } = await authorizer({
+    version: '2.0',
+    type: 'REQUEST',
+    routeArn: `arn:aws:execute-api:local:000000000000:local/$default/${event.routeKey.replace(' ', '')}`,
+    identitySource: [],
+    routeKey: event.routeKey,
+    rawPath: event.rawPath,
+    rawQueryString: event.rawQueryString,
+    cookies: [],
+    headers: event.headers,
+    pathParameters: event.pathParameters,
+    requestContext: event.requestContext,
+  });
+  return { ...event, requestContext: { ...event.requestContext, authorizer: { lambda: context } } } as APIGatewayProxyEventV2;
+}
+
+async function dispatch(handlers: HandlerModules, request: HttpRequest, body: string | undefined): Promise<APIGatewayProxyStructuredResultV2> {
+  const event = await authorize(toEvent(request, body));
+  const match = matchRoute(event.requestContext.http.method, event.rawPath);
+  const name: HandlerName = match?.route.handler ?? 'root';
+  return handlers[name](event, lambdaContext(name));
+}
+
 /** A Node request listener that serves the API through the Lambda handlers. */
 export function apiGatewayAdapter(handlers: HandlerModules) {
   return async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     try {
-      const event = toEvent(request, await readBody(request));
-      const match = matchRoute(event.requestContext.http.method, event.rawPath);
-      const name: HandlerName = match?.route.handler ?? 'root';
-      const result = await handlers[name](event, lambdaContext(name));
-      response.writeHead(result.statusCode ?? 200, result.headers as Record<string, string>);
-      response.end(result.body ?? '');
+      const result = await dispatch(handlers, fromIncoming(request), await readBody(request));
+      const body = result.body ?? '';
+      // API Gateway sends a length, not chunks, as upstream does.
+      response.writeHead(result.statusCode ?? 200, { ...(result.headers as Record<string, string>), 'content-length': String(Buffer.byteLength(body)) });
+      response.end(body);
     } catch (error) {
       // The handlers map every error to a response; reaching here is a bug in the adapter itself.
       console.error(error);
       response.writeHead(500, { 'content-type': 'text/plain' });
       response.end('adapter error');
     }
+  };
+}
+
+/** The request line and headers of a request Node's parser refused, or undefined when they cannot be read either. */
+function parseRawRequest(packet: Buffer, remoteAddress: string | undefined): HttpRequest | undefined {
+  const head = packet.toString('latin1').split('\r\n\r\n')[0]!;
+  const [requestLine = '', ...lines] = head.split('\r\n');
+  const start = /^([A-Z]+) (\S+) HTTP\/(\d\.\d)$/.exec(requestLine);
+  if (start === null) return undefined;
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    if (colon <= 0) return undefined;
+    const name = line.slice(0, colon).trim().toLowerCase();
+    const value = line.slice(colon + 1).trim();
+    headers[name] = name in headers ? `${headers[name]},${value}` : value;
+  }
+  return { method: start[1]!, url: start[2]!, httpVersion: start[3]!, headers, remoteAddress };
+}
+
+/**
+ * Node's HTTP parser refuses a request whose Content-Length is not a number
+ * before any listener sees it; upstream answers it with Placement's own 400
+ * (after authentication and the microversion, like any request). Such a
+ * request is re-read from its raw bytes and answered through the handlers,
+ * without its body (which cannot be delimited), and the connection closed.
+ * Other parse errors get Node's usual bare answer.
+ */
+export function clientErrorHandler(handlers: HandlerModules) {
+  return (error: Error & { code?: string; rawPacket?: Buffer }, socket: Duplex & { remoteAddress?: string }): void => {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const request = error.code === 'HPE_INVALID_CONTENT_LENGTH' && error.rawPacket ? parseRawRequest(error.rawPacket, socket.remoteAddress) : undefined;
+    if (request === undefined) {
+      const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+      socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n\r\n`);
+      return;
+    }
+    dispatch(handlers, request, undefined).then(
+      (result) => {
+        const body = Buffer.from(result.body ?? '', 'utf8');
+        const status = result.statusCode ?? 200;
+        const headers = Object.entries(result.headers ?? {}).map(([name, value]) => `${name}: ${value}\r\n`);
+        socket.end(Buffer.concat([Buffer.from(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${headers.join('')}content-length: ${body.length}\r\nconnection: close\r\n\r\n`, 'latin1'), body]));
+      },
+      (failure) => {
+        console.error(failure);
+        socket.destroy();
+      },
+    );
   };
 }

@@ -5,7 +5,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import { handlers } from '../../functions/index.js';
-import { apiGatewayAdapter } from './api-gateway-adapter.js';
+import { apiGatewayAdapter, clientErrorHandler } from './api-gateway-adapter.js';
 import { prepareTable } from './create-table.js';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.js';
 
@@ -32,6 +32,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   try {
     await prepareTable();
     const server: Server = createServer(apiGatewayAdapter(handlers));
+    server.on('clientError', clientErrorHandler(handlers));
     server.keepAliveTimeout = 65_000;
     const host = options.host ?? '127.0.0.1';
     await new Promise<void>((resolve, reject) => {

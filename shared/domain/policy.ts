@@ -11,6 +11,8 @@ export interface Identity {
   roles: string[];
   /** "all" for a system-scoped token. */
   systemScope: string | undefined;
+  /** The domain of a domain-scoped token. */
+  domainId?: string;
 }
 
 export type Target = Record<string, string | undefined>;
@@ -85,17 +87,26 @@ export function parseCheck(text: string): Check {
   return check;
 }
 
-function credential(identity: Identity, key: string): string | undefined {
+/** The caller's value for a check's left-hand side; null where the caller has none, undefined for a key we do not know. */
+function credential(identity: Identity, key: string): string | null | undefined {
   switch (key) {
     case 'project_id':
-      return identity.projectId;
+      return identity.projectId ?? null;
     case 'user_id':
       return identity.userId;
     case 'system_scope':
-      return identity.systemScope;
+      return identity.systemScope ?? null;
+    case 'domain_id':
+      return identity.domainId ?? null;
     default:
       return undefined;
   }
+}
+
+/** The scope oslo.policy sees in a token: system, else domain, else project. */
+function tokenScope(identity: Identity): string {
+  if (identity.systemScope) return 'system';
+  return identity.domainId ? 'domain' : 'project';
 }
 
 export interface PolicyRule {
@@ -115,10 +126,7 @@ export class Policy {
   allows(action: string, identity: Identity, target: Target): boolean {
     const rule = this.rules.get(action);
     if (rule === undefined) return false;
-    if (this.enforceScope && rule.scopeTypes.length > 0) {
-      const scope = identity.systemScope ? 'system' : 'project';
-      if (!rule.scopeTypes.includes(scope)) return false;
-    }
+    if (this.enforceScope && rule.scopeTypes.length > 0 && !rule.scopeTypes.includes(tokenScope(identity))) return false;
     return this.evaluate(rule.check, identity, target, new Set());
   }
 
@@ -139,10 +147,15 @@ export class Policy {
       }
       case 'match': {
         if (check.key === 'role') return identity.roles.some((role) => role.toLowerCase() === check.value.toLowerCase());
-        const substitution = /^%\((\w+)\)s$/.exec(check.value);
-        const expected = substitution ? target[substitution[1]!] : check.value;
+        // Like oslo.policy: both sides compared as text, a missing value as Python's "None"; a target key that is absent fails.
+        let missing = false;
+        const expected = check.value.replace(/%\(([^)]+)\)s/g, (_text, key: string) => {
+          if (!(key in target)) missing = true;
+          return target[key] ?? 'None';
+        });
+        if (missing) return false;
         const actual = credential(identity, check.key);
-        return actual !== undefined && expected !== undefined && actual === expected;
+        return actual !== undefined && (actual ?? 'None') === expected;
       }
     }
   }
@@ -163,7 +176,46 @@ export interface PolicyOptions {
   overrides?: Record<string, string>;
 }
 
-/** Builds the policy from upstream's defaults, the mode and any overrides. */
+function references(check: Check): string[] {
+  switch (check.kind) {
+    case 'rule':
+      return [check.name];
+    case 'not':
+      return references(check.check);
+    case 'and':
+    case 'or':
+      return check.checks.flatMap(references);
+    default:
+      return [];
+  }
+}
+
+/** Refuses rule sets that refer to rules that do not exist or to themselves: oslo would deny silently, we stop instead. */
+function checkReferences(rules: ReadonlyMap<string, PolicyRule>): void {
+  for (const rule of rules.values()) {
+    for (const name of references(rule.check)) {
+      if (!rules.has(name)) throw new Error(`rule ${JSON.stringify(rule.name)} refers to undefined rule ${JSON.stringify(name)}`);
+    }
+  }
+  const done = new Set<string>();
+  const visit = (name: string, path: string[]): void => {
+    if (path.includes(name)) throw new Error(`rules refer to each other in a loop: ${[...path, name].join(' -> ')}`);
+    if (done.has(name)) return;
+    for (const next of references(rules.get(name)!.check)) visit(next, [...path, name]);
+    done.add(name);
+  };
+  for (const name of rules.keys()) visit(name, []);
+}
+
+function parseRule(name: string, text: string): Check {
+  try {
+    return parseCheck(text);
+  } catch (error) {
+    throw new Error(`rule ${JSON.stringify(name)}: ${(error as Error).message}`);
+  }
+}
+
+/** Builds the policy from upstream's defaults, the mode and any overrides. Throws on a rule set that cannot be evaluated. */
 export function buildPolicy(defaults: RuleDefault[], options: PolicyOptions): Policy {
   const rules = new Map<string, PolicyRule>();
   for (const rule of defaults) {
@@ -172,10 +224,11 @@ export function buildPolicy(defaults: RuleDefault[], options: PolicyOptions): Po
     if (override === undefined && !options.enforceNewDefaults && rule.deprecated_check_str) {
       text = `(${rule.check_str}) or (${rule.deprecated_check_str})`;
     }
-    rules.set(rule.name, { name: rule.name, check: parseCheck(text), scopeTypes: rule.scope_types ?? [] });
+    rules.set(rule.name, { name: rule.name, check: parseRule(rule.name, text), scopeTypes: rule.scope_types ?? [] });
   }
   for (const [name, text] of Object.entries(options.overrides ?? {})) {
-    if (!rules.has(name)) rules.set(name, { name, check: parseCheck(text), scopeTypes: [] });
+    if (!rules.has(name)) rules.set(name, { name, check: parseRule(name, text), scopeTypes: [] });
   }
+  checkReferences(rules);
   return new Policy(rules, options.enforceScope);
 }

@@ -11,18 +11,25 @@ import { unmatchedRouteError } from './router.js';
 import { routeKey } from './routes.js';
 import { requestContext } from './middleware/request-context.js';
 import { errorResponse } from './middleware/error-response.js';
+import { cors } from './middleware/cors.js';
 import { authenticate } from './middleware/authenticate.js';
 import { microversion } from './middleware/microversion.js';
 import { requestGuards } from './middleware/request-guards.js';
 import { authorize } from './middleware/authorize.js';
 import { cacheHeaders } from './middleware/cache-headers.js';
+import { metrics } from './middleware/metrics.js';
+import { logContext } from './middleware/log-context.js';
 
 export interface Reply {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
-  /** When the resource last changed (Last-Modified from 1.15). */
-  lastModified?: Date;
+  /**
+   * When the resource last changed (Last-Modified from 1.15). Unset on a 200:
+   * now, as upstream does; null: no Last-Modified (upstream has no date for
+   * some empty documents, e.g. a provider's empty inventory list).
+   */
+  lastModified?: Date | null;
 }
 
 export type Operation = (request: PlacementRequest) => Promise<Reply>;
@@ -40,7 +47,8 @@ export type PlacementHandler = (event: APIGatewayProxyEventV2, context: Context)
 
 function toResult(reply: Reply, request: PlacementRequest): APIGatewayProxyStructuredResultV2 {
   const headers: Record<string, string> = { ...reply.headers };
-  if (reply.lastModified && request.isAtLeast('1.15')) headers['last-modified'] = reply.lastModified.toUTCString();
+  const lastModified = reply.lastModified === undefined && reply.status === 200 ? new Date() : reply.lastModified;
+  if (lastModified && request.isAtLeast('1.15')) headers['last-modified'] = lastModified.toUTCString();
   if (reply.body === undefined) return { statusCode: reply.status, headers, body: '' };
   return {
     statusCode: reply.status,
@@ -51,10 +59,13 @@ function toResult(reply: Reply, request: PlacementRequest): APIGatewayProxyStruc
 
 export function lambdaHandler(operations: Operations): PlacementHandler {
   const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PlacementContext>()
+    .use(metrics())
     .use(requestContext())
+    .use(cors())
     .use(errorResponse())
     .use(authenticate())
     .use(microversion())
+    .use(logContext())
     .use(cacheHeaders())
     .use(requestGuards())
     .use(authorize())

@@ -23,6 +23,8 @@ export class PlacementRequest {
   /** False until the microversion middleware accepted the header. */
   versionKnown = false;
   identity: Identity | undefined;
+  /** What our API Gateway Lambda authorizer found (requestContext.authorizer.lambda), when the request passed one. */
+  readonly authorizerContext: Record<string, unknown> | undefined;
 
   constructor(
     readonly requestId: string,
@@ -34,6 +36,7 @@ export class PlacementRequest {
     this.query = QueryString.parse(event.rawQueryString ?? '');
     this.match = matchRoute(this.method, this.path);
     this.params = this.match?.params ?? {};
+    this.authorizerContext = (event.requestContext as { authorizer?: { lambda?: Record<string, unknown> } }).authorizer?.lambda;
     this.rawBody =
       event.body === undefined || event.body === null
         ? undefined

@@ -48,9 +48,10 @@ export function matchRoute(method: string, path: string): RouteMatch | undefined
 /** The error for a request no route matched: 405 with `allow` when the path exists, else 404. */
 export function unmatchedRouteError(method: string, path: string): HttpError {
   const allowed = compiled.filter(({ pattern }) => pattern.test(path)).map(({ route }) => route.method);
-  if (allowed.length === 0) return new HttpError(404, 'The resource could not be found.');
+  if (allowed.length === 0) return new HttpError(404, '', { vary: false });
   return new HttpError(405, 'The method specified is not allowed for this resource.', {
     headers: { allow: allowed.join(', ') },
     explanation: `The method ${method} is not allowed for this resource.`,
+    htmlExplanation: `The method ${method} is not allowed for this resource. `,
   });
 }

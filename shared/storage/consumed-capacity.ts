@@ -6,11 +6,16 @@ import type { ConsumedCapacity } from '@aws-sdk/client-dynamodb';
 
 const totals = { read: 0, write: 0, items: 0 };
 
-export function recordConsumedCapacity(consumed: ConsumedCapacity | ConsumedCapacity[] | undefined): void {
+/**
+ * Adds what one call consumed. Transactions and single-table calls report a
+ * bare CapacityUnits total without saying which kind it is, so the caller
+ * says: `kind` is the kind of call it made.
+ */
+export function recordConsumedCapacity(consumed: ConsumedCapacity | ConsumedCapacity[] | undefined, kind: 'read' | 'write'): void {
   for (const entry of [consumed ?? []].flat()) {
     totals.read += entry.ReadCapacityUnits ?? 0;
     totals.write += entry.WriteCapacityUnits ?? 0;
-    if (entry.ReadCapacityUnits === undefined && entry.WriteCapacityUnits === undefined) totals.read += entry.CapacityUnits ?? 0;
+    if (entry.ReadCapacityUnits === undefined && entry.WriteCapacityUnits === undefined) totals[kind] += entry.CapacityUnits ?? 0;
   }
 }
 

@@ -8,7 +8,7 @@ export type Item = Record<string, unknown>;
 
 export async function getItem(key: Key): Promise<Item | undefined> {
   const output = await dynamo().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true, ReturnConsumedCapacity: 'TOTAL' }));
-  recordConsumedCapacity(output.ConsumedCapacity);
+  recordConsumedCapacity(output.ConsumedCapacity, 'read');
   recordItemsRead(output.Item ? 1 : 0);
   return output.Item;
 }
@@ -22,7 +22,7 @@ export async function batchGet(keys: Key[]): Promise<Item[]> {
     };
     while (request && Object.keys(request).length > 0) {
       const output = await dynamo().send(new BatchGetCommand({ RequestItems: request, ReturnConsumedCapacity: 'TOTAL' }));
-      recordConsumedCapacity(output.ConsumedCapacity);
+      recordConsumedCapacity(output.ConsumedCapacity, 'read');
       recordItemsRead(output.Responses?.[tableName()]?.length ?? 0);
       items.push(...(output.Responses?.[tableName()] ?? []));
       request = output.UnprocessedKeys as typeof request;
@@ -44,7 +44,7 @@ export async function queryPage(input: Omit<QueryCommandInput, 'TableName'>, sta
   const output = await dynamo().send(
     new QueryCommand({ ...input, TableName: tableName(), ExclusiveStartKey: start, ReturnConsumedCapacity: 'TOTAL' }),
   );
-  recordConsumedCapacity(output.ConsumedCapacity);
+  recordConsumedCapacity(output.ConsumedCapacity, 'read');
   recordItemsRead(output.ScannedCount ?? 0);
   return { items: output.Items ?? [], scanned: output.ScannedCount ?? 0, next: output.LastEvaluatedKey };
 }

@@ -42,7 +42,7 @@ export async function commit(writes: Write[]): Promise<void> {
     const output = await dynamo().send(
       new TransactWriteCommand({ TransactItems: writes.map((write) => write.item), ReturnConsumedCapacity: 'TOTAL' }),
     );
-    recordConsumedCapacity(output.ConsumedCapacity);
+    recordConsumedCapacity(output.ConsumedCapacity, 'write');
   } catch (error) {
     if (!(error instanceof TransactionCanceledException)) throw error;
     const reasons = error.CancellationReasons ?? [];

@@ -45,3 +45,73 @@ describe('check strings', () => {
     expect(() => parseCheck('role:a or')).toThrow(/unexpected end/);
   });
 });
+
+describe('policy overrides (a policy file)', () => {
+  const build = (overrides: Record<string, string>, enforce = false) =>
+    buildPolicy(defaults.rules, { enforceNewDefaults: enforce, enforceScope: enforce, overrides });
+
+  it('replaces the default and its deprecated alternative', () => {
+    const policy = build({ 'placement:resource_providers:list': 'role:viewer' });
+    expect(policy.allows('placement:resource_providers:list', { ...user, roles: ['viewer'] }, {})).toBe(true);
+    expect(policy.allows('placement:resource_providers:list', admin, {})).toBe(false);
+  });
+
+  it('opens every rule but admin_api to anyone, like upstream OpenPolicyFixture', () => {
+    const open = Object.fromEntries(defaults.rules.filter((rule) => rule.name !== 'admin_api').map((rule) => [rule.name, '@']));
+    const policy = build(open);
+    expect(policy.allows('placement:resource_providers:create', user, {})).toBe(true);
+    expect(policy.allows('admin_api', user, {})).toBe(false);
+  });
+
+  it('keeps the registered scope types when scope is enforced', () => {
+    const policy = build({ 'placement:resource_providers:list': '@' }, true);
+    expect(policy.allows('placement:resource_providers:list', user, {})).toBe(false);
+    expect(policy.allows('placement:resource_providers:list', systemReader, {})).toBe(true);
+  });
+
+  it('lets extra rules be defined and referred to', () => {
+    const policy = build({ owner: 'user_id:%(user_id)s', 'placement:allocations:list': 'rule:owner or rule:admin_api' });
+    expect(policy.allows('placement:allocations:list', user, { user_id: 'user' })).toBe(true);
+    expect(policy.allows('placement:allocations:list', user, { user_id: 'someone' })).toBe(false);
+  });
+
+  it('refuses references to undefined rules, loops and bad check strings, naming the rule', () => {
+    expect(() => build({ 'placement:traits:list': 'rule:no_such_rule' })).toThrow('rule "placement:traits:list" refers to undefined rule "no_such_rule"');
+    expect(() => build({ a: 'rule:b', b: 'rule:a' })).toThrow(/loop: a -> b -> a/);
+    expect(() => build({ 'placement:traits:list': 'role:a and' })).toThrow(/^rule "placement:traits:list": unexpected end/);
+    expect(() => build({ 'placement:traits:list': 'nocolon' })).toThrow(/invalid check "nocolon"/);
+  });
+});
+
+describe('oslo.policy matching details', () => {
+  const policy = (check: string, enforceScope = false, scopeTypes?: string[]) =>
+    buildPolicy([{ name: 'r', check_str: check, scope_types: scopeTypes }], { enforceNewDefaults: true, enforceScope });
+
+  it('compares a missing value as Python does ("None")', () => {
+    // A system-scoped caller has no project; neither has a target built from it.
+    expect(policy('project_id:%(project_id)s').allows('r', systemReader, { project_id: undefined })).toBe(true);
+    expect(policy('project_id:%(project_id)s').allows('r', projectReader, { project_id: undefined })).toBe(false);
+    expect(policy('project_id:%(project_id)s').allows('r', projectReader, {})).toBe(false);
+  });
+
+  it('matches literals, substitutions inside text and roles case-insensitively', () => {
+    expect(policy('system_scope:all').allows('r', systemReader, {})).toBe(true);
+    expect(policy('project_id:pre-%(suffix)s').allows('r', { ...user, projectId: 'pre-x' }, { suffix: 'x' })).toBe(true);
+    expect(policy('role:Reader').allows('r', projectReader, {})).toBe(true);
+    expect(policy('unknown_key:x').allows('r', admin, {})).toBe(false);
+  });
+
+  it('treats a domain-scoped token as domain scope', () => {
+    const domainAdmin: Identity = { userId: 'd', projectId: undefined, roles: ['admin'], systemScope: undefined, domainId: 'dom' };
+    expect(policy('role:admin', true, ['project']).allows('r', domainAdmin, {})).toBe(false);
+    expect(policy('role:admin', true, ['domain']).allows('r', domainAdmin, {})).toBe(true);
+    expect(policy('domain_id:dom').allows('r', domainAdmin, {})).toBe(true);
+  });
+
+  it('allows everyone with "@" and an empty check string, no one with "!"', () => {
+    expect(policy('@').allows('r', user, {})).toBe(true);
+    expect(policy('').allows('r', user, {})).toBe(true);
+    expect(policy('!').allows('r', admin, {})).toBe(false);
+    expect(policy('not !').allows('r', user, {})).toBe(true);
+  });
+});

@@ -1,33 +1,44 @@
 /**
- * Authentication like upstream's noauth2 strategy: the token names the user
- * ("admin" is an admin, "user:project" sets the project), `x-roles` overrides
- * the roles, `openstack-system-scope` makes the token system scoped. The
- * version document (GET /) is public.
+ * Establishes who is calling: from the API Gateway authorizer's context when
+ * the request passed through it, otherwise by authenticating here with the
+ * same module (shared/auth/authenticate.ts). The version document (GET /) is
+ * public. Failures answer as upstream's auth middlewares do: noauth2's and
+ * Keystone's 401, 503 when Keystone cannot be asked.
  */
 import type middy from '@middy/core';
 import { HttpError } from '../errors.js';
-import type { Identity } from '../../domain/policy.js';
-import type { PlacementRequest } from '../request.js';
+import { authStrategy, authenticateHeaders, checkAuthConfiguration, fromAuthorizerContext, keystone } from '../../auth/authenticate.js';
+import { logger } from '../logger.js';
 import type { LambdaRequest } from '../lambda.js';
 
-export function noAuthIdentity(request: PlacementRequest): Identity | undefined {
-  const token = request.header('x-auth-token');
-  if (token === undefined) return undefined;
-  const [userId = '', ...rest] = token.split(':');
-  const projectId = rest.join(':') || userId;
-  const rolesHeader = request.header('x-roles');
-  const roles = rolesHeader !== undefined ? rolesHeader.split(',').map((role) => role.trim()) : userId === 'admin' ? ['admin'] : [];
-  const systemScope = request.header('openstack-system-scope') || undefined;
-  return { userId, projectId: systemScope ? undefined : projectId, roles, systemScope };
+function unauthenticated(): HttpError {
+  if (authStrategy() === 'noauth2') return new HttpError(401, '', { versioned: false, bare: true });
+  const document = { error: { code: 401, title: 'Unauthorized', message: 'The request you have made requires authentication.' } };
+  return new HttpError(401, document.error.message, {
+    versioned: false,
+    bare: { document },
+    headers: { 'www-authenticate': `Keystone uri="${keystone().authenticateUri}"` },
+  });
 }
 
-export const authenticate = (): middy.MiddlewareObj => ({
-  before: (request: LambdaRequest) => {
-    const placement = request.context.placement!;
-    if (placement.path === '/' || placement.path === '') return;
-    placement.identity = noAuthIdentity(placement);
-    if (placement.identity === undefined) {
-      throw new HttpError(401, 'This server could not verify that you are authorized to access the document you requested.', { versioned: false });
-    }
-  },
-}) as middy.MiddlewareObj;
+export const authenticate = (): middy.MiddlewareObj => {
+  // Built with the handler, so an incomplete Keystone configuration fails the start, not a request.
+  checkAuthConfiguration();
+  return {
+    before: async (request: LambdaRequest) => {
+      const placement = request.context.placement!;
+      if (placement.path === '/' || placement.path === '') return;
+      const outcome = fromAuthorizerContext(placement.authorizerContext) ?? (await authenticateHeaders((name) => placement.header(name)));
+      switch (outcome.kind) {
+        case 'valid':
+          placement.identity = outcome.identity;
+          return;
+        case 'invalid':
+          throw unauthenticated();
+        case 'unavailable':
+          logger.error('cannot validate token', { reason: outcome.reason });
+          throw new HttpError(503, 'The Keystone service is temporarily unavailable.', { versioned: false, bare: true });
+      }
+    },
+  } as middy.MiddlewareObj;
+};

@@ -1,4 +1,4 @@
-/** From microversion 1.15, responses with a body say when they last changed and must not be cached. */
+/** From microversion 1.15, 200 responses must not be cached (the date they last changed is the Reply's lastModified). */
 import type middy from '@middy/core';
 import type { LambdaRequest } from '../lambda.js';
 
@@ -7,10 +7,6 @@ export const cacheHeaders = (): middy.MiddlewareObj => ({
     const placement = request.context.placement!;
     const response = request.response;
     if (!response || response.statusCode !== 200 || !placement.isAtLeast('1.15')) return;
-    response.headers = {
-      'cache-control': 'no-cache',
-      'last-modified': new Date().toUTCString(),
-      ...response.headers,
-    };
+    response.headers = { 'cache-control': 'no-cache', ...response.headers };
   },
 }) as middy.MiddlewareObj;

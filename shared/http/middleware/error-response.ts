@@ -10,26 +10,78 @@ import { logger } from '../logger.js';
 import type { LambdaRequest } from '../lambda.js';
 import { versionHeaders } from './microversion.js';
 
+/** The type webob picks for its own error pages: JSON unless the client prefers HTML, plain text when it takes neither. */
+function bareType(accept: string | undefined): 'json' | 'html' | 'plain' {
+  if (accept === undefined || accept.trim() === '') return 'json';
+  let best: { type: 'json' | 'html' | 'plain'; q: number; specific: boolean } = { type: 'plain', q: 0, specific: false };
+  for (const part of accept.split(',')) {
+    const [range = '', ...params] = part.trim().toLowerCase().split(';');
+    const q = Number(params.map((p) => p.trim()).find((p) => p.startsWith('q='))?.slice(2) ?? 1);
+    const [major, minor] = range.trim().split('/');
+    for (const [type, offer] of [['json', 'application/json'], ['html', 'text/html']] as const) {
+      const [offerMajor, offerMinor] = offer.split('/');
+      const matches = (major === '*' || major === offerMajor) && (minor === '*' || minor === offerMinor);
+      const specific = minor !== '*';
+      if (matches && q > 0 && (q > best.q || (q === best.q && specific && !best.specific))) best = { type, q, specific };
+    }
+  }
+  return best.type;
+}
+
+/** JSON as Python's json.dumps writes it (", " and ": " separators, non-ASCII escaped), byte for byte like upstream. */
+function pythonJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(pythonJson).join(', ')}]`;
+  if (value !== null && typeof value === 'object') {
+    return `{${Object.entries(value).map(([key, inner]) => `${JSON.stringify(key)}: ${pythonJson(inner)}`).join(', ')}}`;
+  }
+  return JSON.stringify(value).replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * Laid out as upstream lays errors out: webob negotiates JSON, HTML or plain
+ * text; Placement's own errors are its JSON error document, errors of the
+ * authentication middlewares ("bare") webob's generic JSON, or
+ * keystonemiddleware's fixed document whatever the client accepts.
+ */
 function render(error: HttpError, requestId: string, accept: string | undefined, withCode: boolean) {
-  if (error.status === 401) {
-    // Upstream's authentication middleware answers before the JSON error formatter is reached.
-    return { type: 'application/json', body: JSON.stringify({ message: error.message, code: '401 Unauthorized', title: 'Unauthorized' }) };
+  if (typeof error.bare === 'object') return { type: 'application/json', body: pythonJson(error.bare.document) };
+  const status = `${error.status} ${error.title}`;
+  switch (bareType(accept)) {
+    case 'json':
+      if (error.bare) {
+        return {
+          type: 'application/json',
+          body: pythonJson({ message: `${error.explanationSentence}<br /><br />\n${error.message}\n\n`, code: status, title: error.title }),
+        };
+      }
+      return {
+        type: 'application/json',
+        body: pythonJson({
+          errors: [
+            {
+              status: error.status,
+              title: error.title,
+              detail: error.detail,
+              ...(withCode ? { code: error.code } : {}),
+              request_id: requestId,
+              ...error.extra,
+            },
+          ],
+        }),
+      };
+    case 'html': {
+      const text =
+        error.htmlExplanation === undefined
+          ? `${error.explanationSentence}<br /><br />\n${error.message}\n\n`
+          : `${error.htmlExplanation}<br /><br />\n${error.message}`;
+      return {
+        type: 'text/html; charset=UTF-8',
+        body: `<html>\n <head>\n  <title>${status}</title>\n </head>\n <body>\n  <h1>${status}</h1>\n  ${text}\n </body>\n</html>`,
+      };
+    }
+    case 'plain':
+      return { type: 'text/plain; charset=UTF-8', body: `${status}\n\n${error.detail}` };
   }
-  if (accept && !/application\/json|\*\/\*/.test(accept)) {
-    const type = accept.includes('text/html') ? 'text/html' : 'text/plain';
-    const text = `${error.status} ${error.title}\n\n${error.detail}`;
-    const body = type === 'text/html' ? `<html><head><title>${error.status} ${error.title}</title></head><body><h1>${error.status} ${error.title}</h1>${error.detail}</body></html>` : text;
-    return { type, body };
-  }
-  const entry: Record<string, unknown> = {
-    status: error.status,
-    title: error.title,
-    detail: error.detail,
-    request_id: requestId,
-    ...(withCode ? { code: error.code } : {}),
-    ...error.extra,
-  };
-  return { type: 'application/json', body: JSON.stringify({ errors: [entry] }) };
 }
 
 export const errorResponse = (): middy.MiddlewareObj => ({
@@ -56,7 +108,7 @@ export const errorResponse = (): middy.MiddlewareObj => ({
       statusCode: httpError.status,
       headers: {
         'content-type': type,
-        ...(versioned ? versionHeaders(placement, httpError.status === 405) : {}),
+        ...(versioned ? versionHeaders(placement, httpError.vary) : {}),
         ...httpError.headers,
       },
       body,

@@ -4,16 +4,18 @@
  * the client must accept JSON; a JSON body must say it is JSON.
  */
 import type middy from '@middy/core';
-import { HttpError, badRequest, notFound } from '../errors.js';
+import { HttpError, notFound } from '../errors.js';
 import type { PlacementRequest } from '../request.js';
 import type { LambdaRequest } from '../lambda.js';
 
+/** Upstream checks the length outside its handlers, so these 400s carry no Vary header. */
 function checkContentLength(request: PlacementRequest): void {
   const length = request.header('content-length');
   if (length === undefined || length === '') return;
-  if (!/^\s*\d+\s*$/.test(length)) throw badRequest('content-length header must be an integer');
-  if (Number(length) > 0 && !request.header('content-type')) {
-    throw badRequest('content-type header required when content-length > 0');
+  // What Python's int() accepts: sign, surrounding spaces, digit-separating underscores.
+  if (!/^\s*[+-]?\d+(_\d+)*\s*$/.test(length)) throw new HttpError(400, 'content-length header must be an integer', { vary: false });
+  if (Number(length.replaceAll('_', '')) > 0 && !request.header('content-type')) {
+    throw new HttpError(400, 'content-type header required when content-length > 0', { vary: false });
   }
 }
 
@@ -39,16 +41,20 @@ export const requestGuards = (): middy.MiddlewareObj => ({
     const route = placement.match?.route;
     if (route === undefined) return; // the handler answers 404/405
     if (placement.version.isBefore(route.since)) {
+      // Upstream raises these with no message of their own: the detail is the explanation alone.
       throw route.statusBeforeSince === 405
-        ? new HttpError(405, 'The method specified is not allowed for this resource.', {
+        ? new HttpError(405, '', {
             explanation: `The method ${placement.method} is not allowed for this resource.`,
+            htmlExplanation: `The method ${placement.method} is not allowed for this resource. `,
           })
-        : notFound('The resource could not be found.');
+        : notFound('');
     }
     // Upstream negotiates only where it answers with a JSON document: the GETs with a body.
     if (route.method === 'GET' && route.respondsWithJson !== false && !acceptsJson(placement.header('accept'))) {
+      const accept = placement.header('accept');
       throw new HttpError(406, 'Only application/json is provided', {
-        explanation: 'The resource could not be generated that was acceptable to your browser (content of type application/json.',
+        explanation: `The resource could not be generated that was acceptable to your browser (content of type ${accept}.`,
+        htmlExplanation: `The resource could not be generated that was acceptable to your browser\n(content of type ${accept}. `,
       });
     }
     if (route.jsonBody && (route.jsonBody.until === undefined || placement.version.isBefore(route.jsonBody.until))) {
@@ -57,6 +63,7 @@ export const requestGuards = (): middy.MiddlewareObj => ({
         const shown = type || 'None';
         throw new HttpError(415, `The media type ${shown} is not supported, use application/json`, {
           explanation: `The request media type ${shown} is not supported by this server.`,
+          htmlExplanation: `The request media type ${shown} is not supported by this server.\n`,
         });
       }
     }

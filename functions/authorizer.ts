@@ -1,0 +1,25 @@
+/**
+ * API Gateway (HTTP API) REQUEST Lambda authorizer, simple response format.
+ * It authenticates (validates X-Auth-Token with Keystone, or noauth2) and
+ * passes the outcome to the Placement handlers in the authorizer context;
+ * the handlers' authenticate middleware reads it instead of authenticating
+ * again, and the policy check stays in the handlers.
+ *
+ * It always answers isAuthorized: true. API Gateway can only refuse with its
+ * own 403 {"message":"Forbidden"}, while clients expect upstream's 401 (bad
+ * token) and 503 (Keystone down); the handlers answer those from the context.
+ * Deploy it without identity sources and with result caching off (a missing
+ * token would otherwise get API Gateway's own 401, and an "unavailable"
+ * outcome would be cached); valid tokens are cached in this Lambda instead.
+ */
+import type { APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerWithContextResult } from 'aws-lambda';
+import { authenticateHeaders, checkAuthConfiguration, toAuthorizerContext, type AuthorizerContext } from '../shared/auth/authenticate.js';
+
+// A broken configuration fails the cold start rather than any request.
+checkAuthConfiguration();
+
+export const handler = async (event: APIGatewayRequestAuthorizerEventV2): Promise<APIGatewaySimpleAuthorizerWithContextResult<AuthorizerContext>> => {
+  const headers = Object.fromEntries(Object.entries(event.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
+  const outcome = await authenticateHeaders((name) => headers[name]);
+  return { isAuthorized: true, context: toAuthorizerContext(outcome) };
+};

@@ -1,0 +1,46 @@
+/**
+ * How every Lambda function is bundled. The stack's NodejsFunctions and
+ * scripts/measure-bundles.ts both read these settings, so the sizes and
+ * start-up times the script reports are those of the deployed code.
+ */
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+
+export const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const DEPS_LOCK_FILE = join(PROJECT_ROOT, 'package-lock.json');
+
+/** The source file of a Lambda entry point, relative to the project root. */
+export const entryPath = (relative: string): string => join(PROJECT_ROOT, relative);
+
+/** Entry points (relative to the project root) of the functions that are not Placement handler families. */
+export const AUTHORIZER_ENTRY = 'functions/authorizer.ts';
+export const CATALOG_SEEDER_ENTRY = 'infra/handlers/seed-catalogs.ts';
+export const handlerEntry = (family: string): string => `functions/${family}.ts`;
+
+/**
+ * An ES module has no `require`; esbuild's shim for the CommonJS code still
+ * in the bundle (node built-ins required by dependencies) needs one.
+ */
+const ESM_REQUIRE_BANNER =
+  "import { createRequire as __placementCreateRequire } from 'node:module'; const require = __placementCreateRequire(import.meta.url);";
+
+/** Module replacements, resolved from the project root (esbuild's `alias`). */
+export const ALIASES: Record<string, string> = {
+  '@aws-sdk/credential-provider-node': './infra/lambda-credentials.ts',
+};
+
+export const BUNDLING: BundlingOptions = {
+  format: OutputFormat.ESM,
+  target: 'node22',
+  // ES module builds first: they tree-shake, CommonJS ones do not.
+  mainFields: ['module', 'main'],
+  banner: ESM_REQUIRE_BANNER,
+  minify: true,
+  sourceMap: false,
+  // The runtime's own SDK is a different version and is loaded from disk module by module; bundled, it is tree-shaken and pinned.
+  bundleAwsSDK: true,
+  externalModules: [],
+  esbuildArgs: Object.fromEntries(Object.entries(ALIASES).map(([from, to]) => [`--alias:${from}`, to])),
+  forceDockerBundling: false,
+};

@@ -1,0 +1,76 @@
+/**
+ * The HTTP API: one route per entry of the route table
+ * (shared/http/routes.ts), integrated with its family's function, plus a
+ * $default route to the root function so that unknown paths and methods get
+ * Placement's own 404 and 405. Every route but the public version document
+ * goes through the authorizer.
+ */
+import { Duration } from 'aws-cdk-lib';
+import { HttpApi, HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { Construct } from 'constructs';
+import { ROUTES, type HandlerName } from '../../shared/http/routes.js';
+
+export const AUTH_TOKEN_IDENTITY_SOURCE = '$request.header.X-Auth-Token';
+
+export interface PlacementApiProps {
+  apiName: string;
+  handlers: Record<HandlerName, IFunction>;
+  authorizer: IFunction;
+  /** API Gateway caches the authorizer's answer per token this long; 0: asks it on every request. */
+  authorizerCacheTtlSeconds: number;
+  /** CORS is configured: browsers' preflight requests carry no token and must reach the handlers' CORS middleware unauthenticated. */
+  corsPreflight: boolean;
+}
+
+export class PlacementApi extends Construct {
+  readonly httpApi: HttpApi;
+
+  constructor(scope: Construct, id: string, props: PlacementApiProps) {
+    super(scope, id);
+    this.httpApi = new HttpApi(this, 'HttpApi', { apiName: props.apiName, description: 'OpenStack Placement API' });
+
+    const caching = props.authorizerCacheTtlSeconds > 0;
+    const authorizer = new HttpLambdaAuthorizer('Authorizer', props.authorizer, {
+      authorizerName: 'placement-auth',
+      responseTypes: [HttpLambdaResponseType.SIMPLE],
+      // The cache is keyed on the identity sources; without caching there is none, so that a request
+      // without a token reaches the authorizer and gets Placement's 401 rather than API Gateway's.
+      identitySource: caching ? [AUTH_TOKEN_IDENTITY_SOURCE] : [],
+      resultsCacheTtl: Duration.seconds(props.authorizerCacheTtlSeconds),
+    });
+
+    const integrations = new Map<HandlerName, HttpLambdaIntegration>();
+    const integration = (family: HandlerName) => {
+      let existing = integrations.get(family);
+      if (existing === undefined) {
+        existing = new HttpLambdaIntegration(`${family}Integration`, props.handlers[family]);
+        integrations.set(family, existing);
+      }
+      return existing;
+    };
+
+    for (const route of ROUTES) {
+      this.httpApi.addRoutes({
+        path: route.path,
+        methods: [HttpMethod[route.method]],
+        integration: integration(route.handler),
+        // A route without a policy rule is the public version document.
+        authorizer: route.policy === undefined ? undefined : authorizer,
+      });
+    }
+    if (props.corsPreflight) {
+      for (const path of ['/', '/{proxy+}']) {
+        this.httpApi.addRoutes({ path, methods: [HttpMethod.OPTIONS], integration: integration('root') });
+      }
+    }
+    new HttpRoute(this, 'DefaultRoute', {
+      httpApi: this.httpApi,
+      routeKey: HttpRouteKey.DEFAULT,
+      integration: integration('root'),
+      authorizer,
+    });
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * The Lambda functions: one per handler family of the route table (a family
+ * shares one warm pool, so fewer functions means fewer cold starts than one
+ * per route), all arm64 on Node.js 22, bundled locally by esbuild as ES
+ * modules with the AWS SDK inside (infra/bundling.ts).
+ */
+import { Duration } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import type { HandlerName } from '../../shared/http/routes.js';
+import { BUNDLING, DEPS_LOCK_FILE, PROJECT_ROOT, entryPath, handlerEntry } from '../bundling.js';
+import { HANDLER_FAMILIES, type FunctionSettings } from '../settings.js';
+
+/** What each family does with the table; typed by family so a new one cannot be forgotten. */
+const TABLE_ACCESS: Record<HandlerName, 'none' | 'read' | 'readWrite'> = {
+  root: 'none',
+  'resource-providers': 'readWrite',
+  inventories: 'readWrite',
+  aggregates: 'readWrite',
+  traits: 'readWrite',
+  'resource-classes': 'readWrite',
+  allocations: 'readWrite',
+  usages: 'read',
+  'allocation-candidates': 'read',
+  reshaper: 'readWrite',
+};
+
+export interface PlacementFunctionProps {
+  /** Source of the module exporting `handler`, relative to the project root. */
+  entry: string;
+  description: string;
+  settings: FunctionSettings;
+  environment: Record<string, string>;
+  logRetentionDays: number;
+}
+
+/** A NodejsFunction with the project's runtime, architecture, bundling and an explicit, expiring log group. */
+export class PlacementFunction extends NodejsFunction {
+  constructor(scope: Construct, id: string, props: PlacementFunctionProps) {
+    if (!Object.values(RetentionDays).includes(props.logRetentionDays)) {
+      throw new Error(`logRetentionDays ${props.logRetentionDays} is not one CloudWatch Logs offers (1, 3, 5, 7, 14, 30, 60, 90, ...)`);
+    }
+    const logGroup = new LogGroup(scope, `${id}Logs`, { retention: props.logRetentionDays as RetentionDays });
+    super(scope, id, {
+      entry: entryPath(props.entry),
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: DEPS_LOCK_FILE,
+      description: props.description,
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.settings.memoryMb,
+      timeout: Duration.seconds(props.settings.timeoutSeconds),
+      reservedConcurrentExecutions: props.settings.reservedConcurrency,
+      environment: props.environment,
+      logGroup,
+      bundling: BUNDLING,
+    });
+  }
+}
+
+export interface HandlerFunctionsProps {
+  table: ITable;
+  settings: Record<HandlerName, FunctionSettings>;
+  environment: Record<string, string>;
+  logRetentionDays: number;
+}
+
+/** The Placement handlers, one per family, with the table access their family needs. */
+export class HandlerFunctions extends Construct {
+  readonly byFamily: Record<HandlerName, PlacementFunction>;
+
+  constructor(scope: Construct, id: string, props: HandlerFunctionsProps) {
+    super(scope, id);
+    const entries = HANDLER_FAMILIES.map((family) => {
+      const fn = new PlacementFunction(this, family, {
+        entry: handlerEntry(family),
+        description: `Placement ${family} handler`,
+        settings: props.settings[family],
+        environment: props.environment,
+        logRetentionDays: props.logRetentionDays,
+      });
+      const access = TABLE_ACCESS[family];
+      if (access === 'read') props.table.grantReadData(fn);
+      if (access === 'readWrite') props.table.grantReadWriteData(fn);
+      return [family, fn] as const;
+    });
+    this.byFamily = Object.fromEntries(entries) as Record<HandlerName, PlacementFunction>;
+  }
+}

@@ -1,0 +1,155 @@
+/**
+ * Alarms and a dashboard. Error rate and latency come from API Gateway's own
+ * metrics, which also count what never reached our code (a crashed or timed
+ * out function); claims, conflicts and DynamoDB units per request come from
+ * the handlers' embedded-metric records (shared/http/middleware/metrics.ts).
+ */
+import { Duration } from 'aws-cdk-lib';
+import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import {
+  Alarm,
+  AlarmStatusWidget,
+  ComparisonOperator,
+  Dashboard,
+  GraphWidget,
+  MathExpression,
+  Metric,
+  TreatMissingData,
+  type IMetric,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { Construct } from 'constructs';
+import { METRICS_NAMESPACE } from '../../shared/http/middleware/metrics.js';
+
+export interface ObservabilityProps {
+  name: string;
+  stage: string;
+  api: HttpApi;
+  table: ITable;
+  /** Every function by a short label: the handlers and the authorizer. */
+  functions: Record<string, IFunction>;
+  serverErrorPercent: number;
+  p99LatencyMs: number;
+  alarmEmail?: string;
+}
+
+const PERIOD = Duration.minutes(5);
+/** Below this many requests in a period one failure is not a rate worth waking anyone for. */
+const MIN_REQUESTS_FOR_ERROR_RATE = 20;
+
+export class Observability extends Construct {
+  readonly alarmTopic: Topic;
+  readonly alarms: Alarm[] = [];
+
+  constructor(scope: Construct, id: string, props: ObservabilityProps) {
+    super(scope, id);
+    this.alarmTopic = new Topic(this, 'Alarms', { displayName: `${props.name} alarms` });
+    if (props.alarmEmail) this.alarmTopic.addSubscription(new EmailSubscription(props.alarmEmail));
+    const action = new SnsAction(this.alarmTopic);
+
+    const serverErrorRate = new MathExpression({
+      label: '5xx %',
+      expression: `IF(requests >= ${MIN_REQUESTS_FOR_ERROR_RATE}, 100 * errors / requests, 0)`,
+      usingMetrics: {
+        errors: props.api.metricServerError({ period: PERIOD, statistic: 'Sum' }),
+        requests: props.api.metricCount({ period: PERIOD, statistic: 'Sum' }),
+      },
+      period: PERIOD,
+    });
+    const p99Latency = props.api.metricLatency({ period: PERIOD, statistic: 'p99' });
+
+    this.alarms.push(
+      new Alarm(this, 'ServerErrorRate', {
+        alarmDescription: `More than ${props.serverErrorPercent}% of requests answered 5xx (API Gateway's count, including function crashes and timeouts).`,
+        metric: serverErrorRate,
+        threshold: props.serverErrorPercent,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      new Alarm(this, 'P99Latency', {
+        alarmDescription: `p99 latency above ${props.p99LatencyMs} ms, authorizer and cold starts included.`,
+        metric: p99Latency,
+        threshold: props.p99LatencyMs,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 3,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    );
+    // One alarm per function: an alarm's metric math may combine at most 10 metrics, and the alarm then names the function.
+    for (const [label, fn] of Object.entries(props.functions)) {
+      this.alarms.push(
+        new Alarm(this, `Throttles-${label}`, {
+          alarmDescription: `Lambda throttled ${label}: reserved or account concurrency exhausted.`,
+          metric: fn.metricThrottles({ period: PERIOD, statistic: 'Sum' }),
+          threshold: 0,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+          evaluationPeriods: 1,
+          treatMissingData: TreatMissingData.NOT_BREACHING,
+        }),
+      );
+    }
+    for (const alarm of this.alarms) alarm.addAlarmAction(action);
+
+    const placement = (metricName: string, statistic: string, label?: string): IMetric =>
+      new Metric({ namespace: METRICS_NAMESPACE, metricName, dimensionsMap: { Stage: props.stage }, statistic, period: PERIOD, label });
+    const perFunction = (metric: (fn: IFunction) => Metric) =>
+      Object.entries(props.functions).map(([label, fn]) => metric(fn).with({ label, period: PERIOD }));
+
+    new Dashboard(this, 'Dashboard', {
+      dashboardName: props.name,
+      widgets: [
+        [
+          new GraphWidget({
+            title: 'Requests (API Gateway)',
+            left: [
+              props.api.metricCount({ period: PERIOD, statistic: 'Sum', label: 'requests' }),
+              props.api.metricClientError({ period: PERIOD, statistic: 'Sum', label: '4xx' }),
+              props.api.metricServerError({ period: PERIOD, statistic: 'Sum', label: '5xx' }),
+            ],
+            width: 8,
+          }),
+          new GraphWidget({
+            title: 'Latency (API Gateway, ms)',
+            left: [props.api.metricLatency({ period: PERIOD, statistic: 'p50', label: 'p50' }), p99Latency.with({ label: 'p99' })],
+            leftAnnotations: [{ value: props.p99LatencyMs, label: 'p99 alarm' }],
+            width: 8,
+          }),
+          new GraphWidget({ title: '5xx rate (%)', left: [serverErrorRate], width: 8 }),
+        ],
+        [
+          new GraphWidget({
+            title: 'Claims and conflicts',
+            left: [placement('Claims', 'Sum', 'claims'), placement('Conflicts', 'Sum', '409 conflicts')],
+            width: 8,
+          }),
+          new GraphWidget({
+            title: 'DynamoDB units per request (average)',
+            left: [placement('ReadCapacityUnits', 'Average', 'read units'), placement('WriteCapacityUnits', 'Average', 'write units')],
+            width: 8,
+          }),
+          new GraphWidget({
+            title: 'DynamoDB units (sum)',
+            left: [
+              props.table.metricConsumedReadCapacityUnits({ period: PERIOD, statistic: 'Sum', label: 'read units' }),
+              props.table.metricConsumedWriteCapacityUnits({ period: PERIOD, statistic: 'Sum', label: 'write units' }),
+            ],
+            width: 8,
+          }),
+        ],
+        [
+          new GraphWidget({ title: 'Function duration p99 (ms)', left: perFunction((fn) => fn.metricDuration({ statistic: 'p99' })), width: 8 }),
+          new GraphWidget({ title: 'Function errors', left: perFunction((fn) => fn.metricErrors({ statistic: 'Sum' })), width: 8 }),
+          new GraphWidget({ title: 'Function throttles', left: perFunction((fn) => fn.metricThrottles({ statistic: 'Sum' })), width: 8 }),
+        ],
+        [new AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24 })],
+      ],
+    });
+  }
+}

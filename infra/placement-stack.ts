@@ -1,0 +1,136 @@
+/**
+ * One complete Placement deployment in one region: table, functions, HTTP
+ * API with its authorizer, alarms and dashboard. Regions are independent
+ * (each has its own table), as OpenStack regions each have their own
+ * Placement.
+ */
+import { createHash } from 'node:crypto';
+import { Annotations, CfnOutput, CustomResource, Stack, Tags, type StackProps } from 'aws-cdk-lib';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Secret, type ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Provider } from 'aws-cdk-lib/custom-resources';
+import type { Construct } from 'constructs';
+import { STANDARD_RESOURCE_CLASSES, STANDARD_TRAITS } from '../shared/domain/standard-catalog.js';
+import { AUTHORIZER_ENTRY, CATALOG_SEEDER_ENTRY } from './bundling.js';
+import { PlacementApi } from './constructs/api.js';
+import { HandlerFunctions, PlacementFunction } from './constructs/functions.js';
+import { Observability } from './constructs/observability.js';
+import { PlacementTable } from './constructs/table.js';
+import type { PlacementSettings } from './settings.js';
+
+export interface PlacementStackProps extends StackProps {
+  settings: PlacementSettings;
+}
+
+/** The secret named by context (an ARN or a name), or a new one for the operator to fill in. */
+function keystoneSecret(scope: Construct, reference: string | undefined): ISecret {
+  if (reference === undefined) {
+    return new Secret(scope, 'KeystoneCredentials', {
+      description: 'Placement service user credentials for Keystone token validation',
+      generateSecretString: {
+        secretStringTemplate: JSON.stringify({ username: 'placement', userDomainName: 'Default', projectName: 'service', projectDomainName: 'Default' }),
+        generateStringKey: 'password',
+        excludePunctuation: true,
+      },
+    });
+  }
+  return reference.startsWith('arn:')
+    ? Secret.fromSecretCompleteArn(scope, 'KeystoneCredentials', reference)
+    : Secret.fromSecretNameV2(scope, 'KeystoneCredentials', reference);
+}
+
+export class PlacementStack extends Stack {
+  constructor(scope: Construct, id: string, props: PlacementStackProps) {
+    super(scope, id, props);
+    const { settings } = props;
+    const name = `placement-${settings.stage}-${this.region}`;
+    Tags.of(this).add('service', 'placement');
+    Tags.of(this).add('stage', settings.stage);
+
+    const { table } = new PlacementTable(this, 'Storage');
+
+    // Every function gets the strategy and Keystone's URL (401s point clients at it); only the authorizer reads the secret.
+    const auth: Record<string, string> = { PLACEMENT_AUTH_STRATEGY: settings.auth.strategy };
+    let secret: ISecret | undefined;
+    if (settings.auth.strategy === 'keystone') {
+      secret = keystoneSecret(this, settings.auth.keystoneSecret);
+      auth.PLACEMENT_KEYSTONE_SECRET_ARN = secret.secretArn;
+      if (settings.auth.keystoneUrl) auth.PLACEMENT_KEYSTONE_URL = settings.auth.keystoneUrl;
+      else {
+        Annotations.of(this).addWarningV2(
+          'placement:keystoneUrl',
+          'No keystoneUrl context: the functions refuse to start (fail closed) until it is given (-c keystoneUrl=https://keystone.example.com/v3).',
+        );
+      }
+    } else {
+      Annotations.of(this).addWarningV2('placement:noauth2', 'auth=noauth2: anyone who can reach the API can act as admin. For throw-away test deployments only.');
+    }
+    const environment = {
+      ...settings.environment,
+      ...auth,
+      PLACEMENT_TABLE_NAME: table.tableName,
+      PLACEMENT_STAGE: settings.stage,
+    };
+
+    const handlers = new HandlerFunctions(this, 'Handlers', {
+      table,
+      settings: settings.functions,
+      environment,
+      logRetentionDays: settings.logRetentionDays,
+    });
+    const authorizer = new PlacementFunction(this, 'Authorizer', {
+      entry: AUTHORIZER_ENTRY,
+      description: 'Placement X-Auth-Token authorizer',
+      settings: settings.functions.authorizer,
+      environment: { ...settings.environment, ...auth, PLACEMENT_STAGE: settings.stage },
+      logRetentionDays: settings.logRetentionDays,
+    });
+    secret?.grantRead(authorizer);
+
+    const api = new PlacementApi(this, 'Api', {
+      apiName: name,
+      handlers: handlers.byFamily,
+      authorizer,
+      authorizerCacheTtlSeconds: settings.auth.cacheTtlSeconds,
+      corsPreflight: Boolean(settings.environment.PLACEMENT_CORS_ALLOWED_ORIGIN),
+    });
+
+    this.seedStandardCatalogs(table, settings);
+
+    new Observability(this, 'Observability', {
+      name,
+      stage: settings.stage,
+      api: api.httpApi,
+      table,
+      functions: { ...handlers.byFamily, authorizer },
+      serverErrorPercent: settings.alarms.serverErrorPercent,
+      p99LatencyMs: settings.alarms.p99LatencyMs,
+      alarmEmail: settings.alarms.email,
+    });
+
+    new CfnOutput(this, 'ApiUrl', { value: api.httpApi.apiEndpoint, description: 'Placement endpoint: [placement] endpoint_override in nova.conf' });
+    new CfnOutput(this, 'TableName', { value: table.tableName });
+    if (secret) new CfnOutput(this, 'KeystoneSecretArn', { value: secret.secretArn, description: 'Service credentials the authorizer logs in to Keystone with' });
+  }
+
+  /**
+   * A new table has no standard resource classes or traits; a custom resource
+   * writes them at deploy time, again whenever the shipped catalogs change.
+   */
+  private seedStandardCatalogs(table: PlacementTable['table'], settings: PlacementSettings): void {
+    const seeder = new PlacementFunction(this, 'CatalogSeeder', {
+      entry: CATALOG_SEEDER_ENTRY,
+      description: 'Placement catalog seeder: writes the standard resource classes and traits into the table',
+      settings: { memoryMb: 512, timeoutSeconds: 300 },
+      environment: { PLACEMENT_TABLE_NAME: table.tableName },
+      logRetentionDays: settings.logRetentionDays,
+    });
+    table.grantReadWriteData(seeder);
+    const provider = new Provider(this, 'CatalogSeederProvider', {
+      onEventHandler: seeder,
+      logGroup: new LogGroup(this, 'CatalogSeederProviderLogs', { retention: settings.logRetentionDays as RetentionDays }),
+    });
+    const catalogs = createHash('sha256').update(JSON.stringify([STANDARD_RESOURCE_CLASSES, STANDARD_TRAITS])).digest('hex').slice(0, 16);
+    new CustomResource(this, 'StandardCatalogs', { serviceToken: provider.serviceToken, properties: { catalogs } });
+  }
+}

@@ -1,0 +1,163 @@
+/**
+ * Deployment settings from CDK context (`-c key=value` or cdk.json's
+ * "context"), checked once with clear errors. Every key is documented in the
+ * README's "Deploying to AWS" section.
+ */
+import type { Node } from 'constructs';
+import { ROUTES, type HandlerName } from '../shared/http/routes.js';
+
+/** One Lambda function per handler family the route table names. */
+export const HANDLER_FAMILIES: readonly HandlerName[] = [...new Set(ROUTES.map((route) => route.handler))];
+
+/** Every function sized by context: the handler families and the authorizer. */
+export type FunctionName = HandlerName | 'authorizer';
+
+export interface FunctionSettings {
+  memoryMb: number;
+  timeoutSeconds: number;
+  /** Unset: the function draws on the account's unreserved concurrency. */
+  reservedConcurrency?: number;
+}
+
+export interface PlacementSettings {
+  stage: string;
+  regions: string[];
+  account?: string;
+  functions: Record<FunctionName, FunctionSettings>;
+  auth: {
+    strategy: 'keystone' | 'noauth2';
+    keystoneUrl?: string;
+    /** Name or ARN of an existing secret with the service credentials; unset: the stack creates one. */
+    keystoneSecret?: string;
+    /** 0 turns API Gateway's authorizer cache off. */
+    cacheTtlSeconds: number;
+  };
+  /** Extra PLACEMENT_* variables for the handlers (policy enforcement, CORS, log level...). */
+  environment: Record<string, string>;
+  logRetentionDays: number;
+  alarms: { serverErrorPercent: number; p99LatencyMs: number; email?: string };
+}
+
+/**
+ * Measured defaults (`npm run bundle-report` and `npm run cost-report`, see
+ * the README): a process that has served its first request holds 50-60 MB,
+ * so memory is chosen for CPU, which Lambda allots in proportion to memory
+ * (1769 MB is one vCPU). CRUD calls spend most of their 10-40 ms waiting on
+ * DynamoDB: 512 MB. The candidate search computes for most of its 60 ms
+ * (p50 at 100 nodes) and grows with the cloud: 1536 MB. The authorizer is a
+ * 7 KB bundle that waits on Keystone: 256 MB.
+ */
+const DEFAULT_MEMORY_MB: Partial<Record<FunctionName, number>> = { 'allocation-candidates': 1536, authorizer: 256 };
+const BASE_MEMORY_MB = 512;
+/** API Gateway gives up after 30 s; CRUD calls take milliseconds, the search and reshaper may take seconds. */
+const DEFAULT_TIMEOUT_SECONDS: Partial<Record<FunctionName, number>> = { 'allocation-candidates': 29, reshaper: 29, authorizer: 10 };
+const BASE_TIMEOUT_SECONDS = 10;
+
+const FUNCTION_NAMES: readonly FunctionName[] = [...HANDLER_FAMILIES, 'authorizer'];
+
+class ContextReader {
+  constructor(private readonly node: Node) {}
+
+  /** CLI context arrives as strings, cdk.json context as JSON values: accept both. */
+  raw(key: string): unknown {
+    const value: unknown = this.node.tryGetContext(key);
+    if (typeof value !== 'string') return value;
+    const trimmed = value.trim();
+    if (/^[[{]/.test(trimmed)) {
+      try {
+        return JSON.parse(trimmed);
+      } catch {
+        throw new Error(`context ${key}: not valid JSON: ${value}`);
+      }
+    }
+    return trimmed === '' ? undefined : trimmed;
+  }
+
+  string(key: string): string | undefined {
+    const value = this.raw(key);
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== 'string') throw new Error(`context ${key}: expected a string, got ${JSON.stringify(value)}`);
+    return value;
+  }
+
+  number(key: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+    return this.toNumber(key, this.raw(key) ?? fallback, min, max);
+  }
+
+  toNumber(key: string, value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): number {
+    const number = typeof value === 'number' ? value : Number(value);
+    if (!Number.isFinite(number) || number < min || number > max) {
+      throw new Error(`context ${key}: expected a number from ${min} to ${max}, got ${JSON.stringify(value)}`);
+    }
+    return number;
+  }
+
+  /** A number for every function, or an object of per-function numbers (key `default` for the rest). */
+  perFunction(key: string, fallback: (name: FunctionName) => number | undefined, min: number): Record<FunctionName, number | undefined> {
+    const value = this.raw(key);
+    const overrides: Record<string, unknown> = value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : value === undefined ? {} : { default: value };
+    const unknown = Object.keys(overrides).filter((name) => name !== 'default' && !FUNCTION_NAMES.includes(name as FunctionName));
+    if (unknown.length > 0) throw new Error(`context ${key}: unknown function ${unknown.join(', ')} (known: ${FUNCTION_NAMES.join(', ')})`);
+    return Object.fromEntries(
+      FUNCTION_NAMES.map((name) => {
+        const chosen = overrides[name] ?? overrides.default;
+        return [name, chosen === undefined ? fallback(name) : this.toNumber(`${key}.${name}`, chosen, min)];
+      }),
+    ) as Record<FunctionName, number | undefined>;
+  }
+}
+
+export function readSettings(node: Node): PlacementSettings {
+  const context = new ContextReader(node);
+
+  const stage = context.string('stage') ?? 'dev';
+  // Stack, function and dashboard names embed it; keep it short and plain.
+  if (!/^[a-z][a-z0-9-]{0,19}$/i.test(stage)) throw new Error(`context stage: letters, digits and dashes, at most 20, starting with a letter; got ${stage}`);
+
+  const regions = (context.string('regions') ?? process.env.CDK_DEFAULT_REGION ?? 'us-east-1')
+    .split(',')
+    .map((region) => region.trim())
+    .filter(Boolean);
+  for (const region of regions) {
+    if (!/^[a-z]{2}(-[a-z]+)+-\d$/.test(region)) throw new Error(`context regions: ${region} is not an AWS region name`);
+  }
+  if (new Set(regions).size !== regions.length) throw new Error('context regions: a region is listed twice');
+
+  const memory = context.perFunction('memoryMb', (name) => DEFAULT_MEMORY_MB[name] ?? BASE_MEMORY_MB, 128);
+  const timeout = context.perFunction('timeoutSeconds', (name) => DEFAULT_TIMEOUT_SECONDS[name] ?? BASE_TIMEOUT_SECONDS, 1);
+  const reserved = context.perFunction('reservedConcurrency', () => undefined, 0);
+  const functions = Object.fromEntries(
+    FUNCTION_NAMES.map((name) => [name, { memoryMb: memory[name]!, timeoutSeconds: timeout[name]!, reservedConcurrency: reserved[name] }]),
+  ) as Record<FunctionName, FunctionSettings>;
+
+  const strategy = context.string('auth') ?? 'keystone';
+  if (strategy !== 'keystone' && strategy !== 'noauth2') throw new Error(`context auth: "keystone" or "noauth2", not ${strategy}`);
+
+  const environment = context.raw('environment') ?? {};
+  if (typeof environment !== 'object' || environment === null || Array.isArray(environment)) {
+    throw new Error('context environment: expected a JSON object of PLACEMENT_* variables');
+  }
+  for (const [name, value] of Object.entries(environment)) {
+    if (!name.startsWith('PLACEMENT_') || typeof value !== 'string') throw new Error(`context environment: ${name} must be a PLACEMENT_* variable with a string value`);
+  }
+
+  return {
+    stage,
+    regions,
+    account: context.string('account') ?? process.env.CDK_DEFAULT_ACCOUNT,
+    functions,
+    auth: {
+      strategy,
+      keystoneUrl: context.string('keystoneUrl'),
+      keystoneSecret: context.string('keystoneSecret'),
+      cacheTtlSeconds: context.number('authorizerCacheTtlSeconds', 60, 0, 3600),
+    },
+    environment: environment as Record<string, string>,
+    logRetentionDays: context.number('logRetentionDays', 30, 1),
+    alarms: {
+      serverErrorPercent: context.number('serverErrorAlarmPercent', 1),
+      p99LatencyMs: context.number('p99LatencyAlarmMs', 1000, 1),
+      email: context.string('alarmEmail'),
+    },
+  };
+}

@@ -1,0 +1,125 @@
+/**
+ * Who is calling: the one place that turns a request's headers into the
+ * Identity the policy check uses, by the configured strategy (upstream's
+ * noauth2 or Keystone). The API Gateway authorizer and the authenticate
+ * middleware both call it; the authorizer hands its outcome to the handlers
+ * through API Gateway's authorizer context, encoded here as well.
+ */
+import type { Identity } from '../domain/policy.js';
+import { config } from '../config.js';
+import { Keystone, type AuthOutcome, type CredentialsSource } from './keystone.js';
+
+export type HeaderLookup = (name: string) => string | undefined;
+
+export type AuthStrategy = 'noauth2' | 'keystone';
+
+export function authStrategy(): AuthStrategy {
+  const strategy = config.authStrategy;
+  if (strategy !== 'noauth2' && strategy !== 'keystone') {
+    throw new Error(`PLACEMENT_AUTH_STRATEGY must be "noauth2" or "keystone", not ${JSON.stringify(strategy)}`);
+  }
+  return strategy;
+}
+
+/**
+ * noauth2: the token names the user ("admin" is an admin, "user:project" sets
+ * the project), `x-roles` overrides the roles, `openstack-system-scope` makes
+ * the token system scoped. As upstream reads the context from the request
+ * headers after noauth2 filled them in, `x-project-id` and `x-domain-id`
+ * sent by the client are taken too.
+ */
+export function noAuthIdentity(header: HeaderLookup): Identity | undefined {
+  const token = header('x-auth-token');
+  if (token === undefined) return undefined;
+  const [userId = '', ...rest] = token.split(':');
+  const rolesHeader = header('x-roles');
+  const roles = rolesHeader !== undefined ? rolesHeader.split(',').map((role) => role.trim()) : userId === 'admin' ? ['admin'] : [];
+  const systemScope = header('openstack-system-scope') || undefined;
+  const projectId = header('x-project-id') ?? (systemScope ? undefined : rest.join(':') || userId);
+  return { userId, projectId, roles, systemScope, domainId: header('x-domain-id') || undefined };
+}
+
+/** The service credentials from PLACEMENT_KEYSTONE_* variables. */
+function environmentCredentials(): CredentialsSource {
+  if (config.keystoneSecretArn) {
+    // Reading the secret needs @aws-sdk/client-secrets-manager, which this project does not ship yet.
+    throw new Error('PLACEMENT_KEYSTONE_SECRET_ARN is set but reading Secrets Manager is not supported by this build; set PLACEMENT_KEYSTONE_USERNAME and PLACEMENT_KEYSTONE_PASSWORD instead');
+  }
+  const username = config.keystoneUsername;
+  const password = config.keystonePassword;
+  if (!username || !password) throw new Error('PLACEMENT_AUTH_STRATEGY=keystone needs PLACEMENT_KEYSTONE_USERNAME and PLACEMENT_KEYSTONE_PASSWORD');
+  const credentials = {
+    username,
+    password,
+    userDomainName: config.keystoneUserDomainName,
+    projectName: config.keystoneProjectName,
+    projectDomainName: config.keystoneProjectDomainName,
+  };
+  return async () => credentials;
+}
+
+let keystoneClient: Keystone | undefined;
+
+/** The Keystone client the configuration describes; throws when it is incomplete. */
+export function keystone(): Keystone {
+  if (keystoneClient === undefined) {
+    const url = config.keystoneUrl;
+    if (!url) throw new Error('PLACEMENT_AUTH_STRATEGY=keystone needs PLACEMENT_KEYSTONE_URL');
+    const cacheSeconds = config.keystoneCacheSeconds;
+    if (!Number.isFinite(cacheSeconds) || cacheSeconds < 0) throw new Error('PLACEMENT_KEYSTONE_CACHE_SECONDS must be a number of seconds');
+    keystoneClient = new Keystone({ url, credentials: environmentCredentials(), cacheSeconds });
+  }
+  return keystoneClient;
+}
+
+/** Throws at start on an authentication configuration that could not serve a single request. */
+export function checkAuthConfiguration(): void {
+  if (authStrategy() === 'keystone') keystone();
+}
+
+export async function authenticateHeaders(header: HeaderLookup): Promise<AuthOutcome> {
+  if (authStrategy() === 'keystone') return keystone().authenticate(header('x-auth-token'));
+  const identity = noAuthIdentity(header);
+  return identity ? { kind: 'valid', identity } : { kind: 'invalid' };
+}
+
+/** API Gateway's authorizer context holds flat strings only. */
+export type AuthorizerContext = Record<string, string>;
+
+export function toAuthorizerContext(outcome: AuthOutcome): AuthorizerContext {
+  if (outcome.kind === 'invalid') return { auth: 'invalid' };
+  if (outcome.kind === 'unavailable') return { auth: 'unavailable', reason: outcome.reason };
+  const { identity } = outcome;
+  return {
+    auth: 'valid',
+    userId: identity.userId,
+    projectId: identity.projectId ?? '',
+    roles: identity.roles.join(','),
+    systemScope: identity.systemScope ?? '',
+    domainId: identity.domainId ?? '',
+  };
+}
+
+/** The authorizer's outcome, or undefined when the request did not pass through our authorizer. */
+export function fromAuthorizerContext(context: Record<string, unknown> | undefined): AuthOutcome | undefined {
+  const value = (key: string) => (typeof context?.[key] === 'string' && context[key] !== '' ? (context[key] as string) : undefined);
+  switch (value('auth')) {
+    case 'invalid':
+      return { kind: 'invalid' };
+    case 'unavailable':
+      return { kind: 'unavailable', reason: value('reason') ?? 'authorizer could not reach Keystone' };
+    case 'valid':
+      return {
+        kind: 'valid',
+        identity: {
+          userId: value('userId') ?? '',
+          projectId: value('projectId'),
+          roles: value('roles')?.split(',') ?? [],
+          systemScope: value('systemScope'),
+          domainId: value('domainId'),
+        },
+      };
+    default:
+      return undefined;
+  }
+}

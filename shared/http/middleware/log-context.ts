@@ -1,0 +1,16 @@
+/**
+ * Tags every structured log line a request writes with its request id and
+ * microversion. The logger is module-level and outlives the invocation, so
+ * the previous request's keys are dropped first.
+ */
+import type middy from '@middy/core';
+import { logger } from '../logger.js';
+import type { LambdaRequest } from '../lambda.js';
+
+export const logContext = (): middy.MiddlewareObj => ({
+  before: (request: LambdaRequest) => {
+    const placement = request.context.placement!;
+    logger.resetKeys();
+    logger.appendKeys({ request_id: placement.requestId, microversion: placement.version.toString() });
+  },
+}) as middy.MiddlewareObj;

@@ -1,0 +1,141 @@
+import middy from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { handler as rootHandler } from '../../functions/root.js';
+import { errorResponse } from '../../shared/http/middleware/error-response.js';
+import { metrics, METRICS_NAMESPACE, REQUEST_METRICS } from '../../shared/http/middleware/metrics.js';
+import { microversion } from '../../shared/http/middleware/microversion.js';
+import { requestContext } from '../../shared/http/middleware/request-context.js';
+import type { PlacementContext } from '../../shared/http/lambda.js';
+import { recordConsumedCapacity, takeConsumedCapacity } from '../../shared/storage/consumed-capacity.js';
+import { ConcurrentUpdate } from '../../shared/storage/transaction.js';
+
+function event(method: string, path: string, headers: Record<string, string> = {}): APIGatewayProxyEventV2 {
+  return {
+    version: '2.0',
+    routeKey: '$default',
+    rawPath: path,
+    rawQueryString: '',
+    headers: { 'x-auth-token': 'admin', ...headers },
+    isBase64Encoded: false,
+    requestContext: { http: { method, path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'test' } },
+  } as unknown as APIGatewayProxyEventV2;
+}
+
+const context = { awsRequestId: 'test', getRemainingTimeInMillis: () => 30_000 } as unknown as Context;
+
+/** The parts of the real chain the record reads from, around an operation that consumes what it is told. */
+function chain(lines: string[], operation: () => Promise<APIGatewayProxyStructuredResultV2>) {
+  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PlacementContext>()
+    .use(metrics((line) => lines.push(line)))
+    .use(requestContext())
+    .use(errorResponse())
+    .use(microversion())
+    .handler(operation);
+}
+
+const saved = { ...process.env };
+beforeEach(() => {
+  process.env.PLACEMENT_METRICS = 'true';
+  process.env.PLACEMENT_STAGE = 'unit';
+  takeConsumedCapacity();
+});
+afterEach(() => {
+  process.env = { ...saved };
+  vi.restoreAllMocks();
+});
+
+describe('the metrics middleware', () => {
+  it('writes one embedded-metric-format record per request', async () => {
+    const lines: string[] = [];
+    const response = await chain(lines, async () => {
+      recordConsumedCapacity({ TableName: 'placement', CapacityUnits: 1.5 }, 'read');
+      recordConsumedCapacity([{ TableName: 'placement', CapacityUnits: 8 }], 'write');
+      return { statusCode: 204, body: '' };
+    })(event('PUT', '/allocations/7b0d8a1e-5f0c-4c1a-9d55-3a1c2a0e6f10', { 'openstack-api-version': 'placement 1.39' }), context);
+
+    expect(lines).toHaveLength(1);
+    const record = JSON.parse(lines[0]!);
+    expect(record._aws.Timestamp).toBeTypeOf('number');
+    expect(record._aws.CloudWatchMetrics).toEqual([
+      {
+        Namespace: METRICS_NAMESPACE,
+        Dimensions: [['Stage']],
+        Metrics: Object.entries(REQUEST_METRICS).map(([Name, Unit]) => ({ Name, Unit })),
+      },
+    ]);
+    // Every declared metric is a top-level number, as EMF requires.
+    for (const name of Object.keys(REQUEST_METRICS)) expect(record[name], name).toBeTypeOf('number');
+    expect(record).toMatchObject({
+      Stage: 'unit',
+      '4xx': 0,
+      '5xx': 0,
+      Conflicts: 0,
+      Claims: 1,
+      ReadCapacityUnits: 1.5,
+      WriteCapacityUnits: 8,
+      route: 'PUT /allocations/{consumer_uuid}',
+      status: 204,
+      microversion: '1.39',
+      requestId: response.headers!['x-openstack-request-id'],
+    });
+    expect(record.Latency).toBeGreaterThanOrEqual(0);
+  });
+
+  it('counts a concurrent update as a 4xx conflict and not as a claim', async () => {
+    const lines: string[] = [];
+    const response = await chain(lines, async () => {
+      throw new ConcurrentUpdate();
+    })(event('POST', '/allocations'), context);
+    expect(response.statusCode).toBe(409);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ '4xx': 1, '5xx': 0, Conflicts: 1, Claims: 0, status: 409, route: 'POST /allocations' });
+  });
+
+  it('counts a crash as a 5xx', async () => {
+    const lines: string[] = [];
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    await chain(lines, async () => {
+      throw new Error('boom');
+    })(event('GET', '/resource_providers'), context);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ '4xx': 0, '5xx': 1, status: 500, route: 'GET /resource_providers' });
+  });
+
+  it('names unmatched paths $default', async () => {
+    const lines: string[] = [];
+    await chain(lines, async () => ({ statusCode: 404, body: '' }))(event('GET', '/nowhere'), context);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ route: '$default', '4xx': 1, path: '/nowhere' });
+  });
+
+  it('writes nothing and leaves the unit totals alone when metrics are off', async () => {
+    process.env.PLACEMENT_METRICS = 'false';
+    const lines: string[] = [];
+    await chain(lines, async () => {
+      recordConsumedCapacity({ CapacityUnits: 2 }, 'write');
+      return { statusCode: 200, body: '' };
+    })(event('GET', '/traits'), context);
+    expect(lines).toEqual([]);
+    expect(takeConsumedCapacity().write).toBe(2);
+  });
+
+  it('is part of every handler: the record goes to stdout after the whole chain', async () => {
+    const written: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
+    const response = await rootHandler(event('GET', '/'), context);
+    const records = written.filter((line) => line.includes('"_aws"')).map((line) => JSON.parse(line));
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({ route: 'GET /', status: 200, requestId: response.headers!['x-openstack-request-id'] });
+  });
+});
+
+describe('consumed capacity', () => {
+  it('files a bare CapacityUnits total under the kind of call that reported it', () => {
+    recordConsumedCapacity({ CapacityUnits: 3 }, 'read');
+    recordConsumedCapacity({ CapacityUnits: 10 }, 'write');
+    recordConsumedCapacity({ CapacityUnits: 6, ReadCapacityUnits: 2, WriteCapacityUnits: 4 }, 'write');
+    expect(takeConsumedCapacity()).toEqual({ read: 5, write: 14, items: 0 });
+  });
+});

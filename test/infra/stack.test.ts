@@ -1,0 +1,185 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { ROUTES, routeKey } from '../../shared/http/routes.js';
+import { SECONDARY_INDEXES, TTL_ATTRIBUTE } from '../../shared/storage/table-definition.js';
+import { HANDLER_FAMILIES } from '../../infra/settings.js';
+import { resources, synth } from './synth.js';
+
+const { stacks, templates } = synth();
+const template = templates[0]!;
+
+/** Our functions, not the custom-resource framework CDK adds. */
+const placementFunctions = (t = template) => resources(t, 'AWS::Lambda::Function').filter(([, fn]) => /^Placement /.test(fn.Properties.Description ?? ''));
+
+describe('the CDK app', () => {
+  it('has one independent stack per region in the regions context', () => {
+    expect(stacks.map((stack) => stack.stackName)).toEqual(['Placement-test-us-east-1', 'Placement-test-eu-west-1']);
+    expect(stacks.map((stack) => stack.region)).toEqual(['us-east-1', 'eu-west-1']);
+    for (const t of templates) {
+      t.resourceCountIs('AWS::DynamoDB::Table', 1);
+      t.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
+      expect(placementFunctions(t)).toHaveLength(HANDLER_FAMILIES.length + 2);
+    }
+  });
+
+  it('names the stacks after the stage so that several fit in one account', () => {
+    expect(synth({ stage: 'alice', regions: 'us-west-2' }).stacks.map((stack) => stack.stackName)).toEqual(['Placement-alice-us-west-2']);
+  });
+
+  it('refuses malformed context', () => {
+    expect(() => synth({ regions: 'us-east-1,mars' })).toThrow(/not an AWS region/);
+    expect(() => synth({ memoryMb: '{"nope": 512}' })).toThrow(/unknown function nope/);
+    expect(() => synth({ logRetentionDays: 8 })).toThrow(/logRetentionDays/);
+    expect(() => synth({ environment: '{"HOME": "/"}' })).toThrow(/PLACEMENT_/);
+  });
+});
+
+describe('the table', () => {
+  const [[, table]] = resources(template, 'AWS::DynamoDB::Table') as [[string, any]];
+
+  it('is on-demand, recoverable, protected from deletion and retained', () => {
+    expect(table.Properties.BillingMode).toBe('PAY_PER_REQUEST');
+    expect(table.Properties.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
+    expect(table.Properties.DeletionProtectionEnabled).toBe(true);
+    expect(table.DeletionPolicy).toBe('Retain');
+    expect(table.UpdateReplacePolicy).toBe('Retain');
+    // SSEEnabled without a key of our own: DynamoDB's AWS-managed key (aws/dynamodb).
+    expect(table.Properties.SSESpecification).toEqual({ SSEEnabled: true });
+    expect(table.Properties.TimeToLiveSpecification).toEqual({ AttributeName: TTL_ATTRIBUTE, Enabled: true });
+  });
+
+  it('has every secondary index of the shared table definition, projecting all attributes', () => {
+    expect(table.Properties.GlobalSecondaryIndexes).toHaveLength(SECONDARY_INDEXES.length);
+    for (const index of SECONDARY_INDEXES) {
+      expect(table.Properties.GlobalSecondaryIndexes).toContainEqual({
+        IndexName: index.name,
+        KeySchema: [
+          { AttributeName: index.partitionKey, KeyType: 'HASH' },
+          { AttributeName: index.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      });
+    }
+  });
+});
+
+describe('the functions', () => {
+  it('are arm64 Node.js 22 ES module bundles', () => {
+    for (const [, fn] of placementFunctions()) {
+      expect(fn.Properties.Runtime).toBe('nodejs22.x');
+      expect(fn.Properties.Architectures).toEqual(['arm64']);
+      expect(fn.Properties.Handler).toBe('index.handler');
+    }
+  });
+
+  it('are one per handler family, told the table, stage and auth strategy', () => {
+    const descriptions = placementFunctions().map(([, fn]) => fn.Properties.Description);
+    for (const family of HANDLER_FAMILIES) expect(descriptions).toContain(`Placement ${family} handler`);
+    const allocations = placementFunctions().find(([, fn]) => fn.Properties.Description === 'Placement allocations handler')![1];
+    expect(allocations.Properties.Environment.Variables).toMatchObject({
+      PLACEMENT_TABLE_NAME: { Ref: expect.stringMatching(/Table/) },
+      PLACEMENT_STAGE: 'test',
+      PLACEMENT_AUTH_STRATEGY: 'keystone',
+      PLACEMENT_KEYSTONE_URL: 'https://keystone.example.test/v3',
+    });
+  });
+
+  it('take memory, timeout and reserved concurrency from context, per function or for all', () => {
+    const { templates: [custom] } = synth({ regions: 'us-east-1', memoryMb: '{"default": 1024, "allocations": 2048}', timeoutSeconds: 20, reservedConcurrency: '{"allocations": 50}' });
+    const byFamily = (family: string) => placementFunctions(custom).find(([, fn]) => fn.Properties.Description === `Placement ${family} handler`)![1].Properties;
+    expect(byFamily('allocations')).toMatchObject({ MemorySize: 2048, Timeout: 20, ReservedConcurrentExecutions: 50 });
+    expect(byFamily('traits')).toMatchObject({ MemorySize: 1024, Timeout: 20 });
+    expect(byFamily('traits').ReservedConcurrentExecutions).toBeUndefined();
+  });
+});
+
+describe('the HTTP API', () => {
+  const routes = resources(template, 'AWS::ApiGatewayV2::Route').map(([, route]) => route.Properties);
+  const integrations = Object.fromEntries(resources(template, 'AWS::ApiGatewayV2::Integration'));
+  const functions = Object.fromEntries(placementFunctions());
+  /** The handler family a route's integration invokes, from the function's description. */
+  const familyOf = (route: Record<string, any>) => {
+    const integrationId = route.Target['Fn::Join'][1][1].Ref;
+    const functionId = integrations[integrationId]!.Properties.IntegrationUri['Fn::GetAtt'][0];
+    return /^Placement (\S+) handler$/.exec(functions[functionId]!.Properties.Description)![1];
+  };
+
+  it('has exactly the route table plus $default', () => {
+    expect(routes.map((route) => route.RouteKey).sort()).toEqual([...ROUTES.map(routeKey), '$default'].sort());
+  });
+
+  it('sends each route to its family and unknown paths to the root function', () => {
+    for (const route of ROUTES) {
+      expect(familyOf(routes.find((candidate) => candidate.RouteKey === routeKey(route))!), routeKey(route)).toBe(route.handler);
+    }
+    expect(familyOf(routes.find((route) => route.RouteKey === '$default')!)).toBe('root');
+  });
+
+  it('authorizes every route but the public version document', () => {
+    for (const route of routes) {
+      if (route.RouteKey === 'GET /') expect(route.AuthorizationType ?? 'NONE').toBe('NONE');
+      else expect(route.AuthorizationType, route.RouteKey).toBe('CUSTOM');
+    }
+  });
+
+  it('has a request authorizer keyed and cached on the token', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
+      AuthorizerType: 'REQUEST',
+      IdentitySource: ['$request.header.X-Auth-Token'],
+      AuthorizerResultTtlInSeconds: 60,
+      EnableSimpleResponses: true,
+      AuthorizerPayloadFormatVersion: '2.0',
+    });
+    const { templates: [uncached] } = synth({ regions: 'us-east-1', authorizerCacheTtlSeconds: 0 });
+    const [[, authorizer]] = resources(uncached!, 'AWS::ApiGatewayV2::Authorizer');
+    expect(authorizer!.Properties.AuthorizerResultTtlInSeconds).toBe(0);
+    expect(authorizer!.Properties.IdentitySource ?? []).toEqual([]);
+  });
+
+  it('lets CORS preflights through unauthenticated when CORS is configured', () => {
+    const { templates: [cors] } = synth({ regions: 'us-east-1', environment: '{"PLACEMENT_CORS_ALLOWED_ORIGIN": "https://horizon.example.test"}' });
+    const preflights = resources(cors!, 'AWS::ApiGatewayV2::Route').filter(([, route]) => route.Properties.RouteKey.startsWith('OPTIONS'));
+    expect(preflights.map(([, route]) => [route.Properties.RouteKey, route.Properties.AuthorizationType ?? 'NONE']).sort()).toEqual([
+      ['OPTIONS /', 'NONE'],
+      ['OPTIONS /{proxy+}', 'NONE'],
+    ]);
+  });
+});
+
+describe('the authorizer', () => {
+  const authorizer = placementFunctions().find(([, fn]) => fn.Properties.Description.includes('authorizer'))!;
+
+  it('gets the Keystone credentials secret by ARN, never as values, and may read it', () => {
+    const [[secretId, secret]] = resources(template, 'AWS::SecretsManager::Secret') as [[string, any]];
+    expect(secret.Properties.GenerateSecretString).toBeDefined();
+    expect(secret.Properties.SecretString).toBeUndefined();
+    expect(authorizer[1].Properties.Environment.Variables.PLACEMENT_KEYSTONE_SECRET_ARN).toEqual({ Ref: secretId });
+    expect(JSON.stringify(template.toJSON())).not.toMatch(/PLACEMENT_KEYSTONE_PASSWORD/);
+    const role = authorizer[1].Properties.Role['Fn::GetAtt'][0];
+    const policies = resources(template, 'AWS::IAM::Policy').filter(([, policy]) => policy.Properties.Roles.some((r: any) => r.Ref === role));
+    expect(JSON.stringify(policies)).toContain('secretsmanager:GetSecretValue');
+  });
+
+  it('uses an existing secret when the context names one', () => {
+    const arn = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:placement-keystone-AbCdEf';
+    const { templates: [existing] } = synth({ regions: 'us-east-1', keystoneSecret: arn });
+    existing!.resourceCountIs('AWS::SecretsManager::Secret', 0);
+    const fn = placementFunctions(existing).find(([, f]) => f.Properties.Description.includes('authorizer'))!;
+    expect(fn[1].Properties.Environment.Variables.PLACEMENT_KEYSTONE_SECRET_ARN).toBe(arn);
+  });
+});
+
+describe('observability and operations', () => {
+  it('alarms on the 5xx rate, p99 latency and every function throttling', () => {
+    const alarms = resources(template, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
+    expect(alarms.some((alarm) => alarm.Metrics?.some((metric: any) => /100 \* errors \/ requests/.test(metric.Expression ?? '')))).toBe(true);
+    expect(alarms.some((alarm) => alarm.ExtendedStatistic === 'p99' && alarm.MetricName === 'Latency')).toBe(true);
+    expect(alarms.filter((alarm) => alarm.MetricName === 'Throttles')).toHaveLength(HANDLER_FAMILIES.length + 1);
+    for (const alarm of alarms) expect(alarm.AlarmActions).toHaveLength(1);
+    template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+  });
+
+  it('seeds the standard catalogs at deploy time', () => {
+    template.hasResourceProperties('AWS::CloudFormation::CustomResource', { catalogs: Match.stringLikeRegexp('^[0-9a-f]{16}$') });
+  });
+});

@@ -1,0 +1,24 @@
+/** Synthesizes the CDK app in-process with bundling skipped (CDK's own bundling-stacks context), as `cdk synth` would. */
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { addPlacementStacks } from '../../infra/placement-app.js';
+
+export const TEST_CONTEXT = {
+  // No stack needs its assets bundled: the functions' code is not what these tests look at.
+  'aws:cdk:bundling-stacks': [],
+  regions: 'us-east-1,eu-west-1',
+  stage: 'test',
+  keystoneUrl: 'https://keystone.example.test/v3',
+};
+
+export function synth(context: Record<string, unknown> = {}) {
+  const app = new App({ context: { ...TEST_CONTEXT, ...context } });
+  const stacks = addPlacementStacks(app);
+  return { stacks, templates: stacks.map((stack) => Template.fromStack(stack)) };
+}
+
+export type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
+
+export function resources(template: Template, type: string): [string, Resource][] {
+  return Object.entries(template.findResources(type)) as [string, Resource][];
+}
