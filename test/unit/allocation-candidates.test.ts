@@ -8,35 +8,14 @@ import {
   type AllocationRequest,
 } from '../../shared/domain/allocation-candidates.js';
 import { parseCandidateRequest, type CandidateRequest } from '../../shared/domain/candidate-request.js';
-import type { Inventory, Provider, Resources } from '../../shared/domain/model.js';
+import type { Provider } from '../../shared/domain/model.js';
 import { Microversion } from '../../shared/http/microversion.js';
 import { QueryString } from '../../shared/http/query-string.js';
 import { walkFilter } from '../../shared/search/candidate-search.js';
 import { errorOf } from '../support/errors.js';
+import { inventory, makeProvider } from '../support/fixtures.js';
 
-const NOW = '2024-01-01T00:00:00.000Z';
-
-function inventory(total: number, extra: Partial<Inventory> = {}): Inventory {
-  return { total, reserved: 0, min_unit: 1, max_unit: total, step_size: 1, allocation_ratio: 1, ...extra };
-}
-
-function provider(uuid: string, options: Partial<Provider> & { inventories?: Record<string, Inventory>; usages?: Resources } = {}): Provider {
-  return {
-    uuid,
-    name: uuid,
-    generation: 1,
-    parentUuid: null,
-    rootUuid: uuid,
-    inventories: {},
-    usages: {},
-    traits: [],
-    aggregates: [],
-    childCount: 0,
-    createdAt: NOW,
-    updatedAt: NOW,
-    ...options,
-  };
-}
+const provider = makeProvider;
 
 const child = (uuid: string, parent: string, root: string, options: Partial<Provider> = {}) =>
   provider(uuid, { parentUuid: parent, rootUuid: root, ...options });

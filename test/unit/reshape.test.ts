@@ -3,8 +3,8 @@ import type { ClaimState, DesiredConsumer } from '../../shared/domain/claims.js'
 import type { Consumer, Inventory, Provider, Resources } from '../../shared/domain/model.js';
 import { planReshape, type DesiredInventories } from '../../shared/domain/reshape.js';
 import { errorOf } from '../support/errors.js';
+import { inventory, makeProvider, NOW } from '../support/fixtures.js';
 
-const NOW = '2024-01-01T00:00:00.000Z';
 const ROOT = '11111111-1111-1111-1111-111111111111';
 const CHILD = '22222222-2222-2222-2222-222222222222';
 const OTHER = '33333333-3333-3333-3333-333333333333';
@@ -12,25 +12,8 @@ const C1 = 'c1c1c1c1-0000-0000-0000-000000000001';
 const C2 = 'c2c2c2c2-0000-0000-0000-000000000002';
 const C3 = 'c3c3c3c3-0000-0000-0000-000000000003';
 
-function inventory(total: number, extra: Partial<Inventory> = {}): Inventory {
-  return { total, reserved: 0, min_unit: 1, max_unit: total, step_size: 1, allocation_ratio: 1, ...extra };
-}
-
 function provider(uuid: string, inventories: Provider['inventories'], usages: Resources = {}, generation = 3): Provider {
-  return {
-    uuid,
-    name: uuid,
-    generation,
-    parentUuid: uuid === ROOT ? null : ROOT,
-    rootUuid: ROOT,
-    inventories,
-    usages,
-    traits: [],
-    aggregates: [],
-    childCount: 0,
-    createdAt: NOW,
-    updatedAt: NOW,
-  };
+  return makeProvider(uuid, { inventories, usages, generation, parentUuid: uuid === ROOT ? null : ROOT, rootUuid: ROOT });
 }
 
 function consumer(uuid: string, allocations: Consumer['allocations'], generation = 1): Consumer {
