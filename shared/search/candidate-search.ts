@@ -32,7 +32,7 @@ export interface SearchResult {
   providers: Map<string, Provider>;
   /** Items DynamoDB read. */
   itemsRead: number;
-  /** True when the cap or the step budget cut the search short. */
+  /** True when the search stopped before seeing every tree: limit or cap reached, or step budget spent. */
   truncated: boolean;
 }
 

@@ -21,7 +21,7 @@
 import type { Provider } from '../domain/model.js';
 import { SHARING_TRAIT } from '../domain/allocation-candidates.js';
 import { fromItem } from './providers.js';
-import { batchGet, queryPage, type Item } from './reads.js';
+import { batchGet, queryAll, queryPage, type Item } from './reads.js';
 import { aggregatePartition, allShards, providerKey, SHARING_PK, sharingPartition, treeGroup } from './keys.js';
 import { BY_GROUP_INDEX, BY_SHARD_INDEX } from './table-definition.js';
 
@@ -30,17 +30,8 @@ export class ReadCounter {
   items = 0;
 }
 
-async function queryEverything(input: Parameters<typeof queryPage>[0], counter: ReadCounter): Promise<Item[]> {
-  const items: Item[] = [];
-  let start: Item | undefined;
-  do {
-    const page = await queryPage(input, start);
-    counter.items += page.scanned;
-    items.push(...page.items);
-    start = page.next;
-  } while (start);
-  return items;
-}
+const queryEverything = (input: Parameters<typeof queryAll>[0], counter: ReadCounter) =>
+  queryAll(input, (scanned) => (counter.items += scanned));
 
 export async function getProvidersForSearch(uuids: string[], counter: ReadCounter): Promise<Provider[]> {
   const items = await batchGet(uuids.map(providerKey));

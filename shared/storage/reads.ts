@@ -49,12 +49,13 @@ export async function queryPage(input: Omit<QueryCommandInput, 'TableName'>, sta
   return { items: output.Items ?? [], scanned: output.ScannedCount ?? 0, next: output.LastEvaluatedKey };
 }
 
-/** Every page of a query on the table or one of its indexes. */
-export async function queryAll(input: Omit<QueryCommandInput, 'TableName'>): Promise<Item[]> {
+/** Every page of a query on the table or one of its indexes; `onPage` hears how many items each page read. */
+export async function queryAll(input: Omit<QueryCommandInput, 'TableName'>, onPage?: (scanned: number) => void): Promise<Item[]> {
   const items: Item[] = [];
   let start: Item | undefined;
   do {
     const page = await queryPage(input, start);
+    onPage?.(page.scanned);
     items.push(...page.items);
     start = page.next;
   } while (start);
