@@ -13,8 +13,17 @@
  * outcome would be cached); valid tokens are cached in this Lambda instead.
  */
 import type { APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerWithContextResult } from 'aws-lambda';
-import { authenticateHeaders, checkAuthConfiguration, toAuthorizerContext, type AuthorizerContext } from '../shared/auth/authenticate.js';
+import {
+  authenticateHeaders,
+  checkAuthConfiguration,
+  readKeystoneSecretWith,
+  toAuthorizerContext,
+  type AuthorizerContext,
+} from '../shared/auth/authenticate.js';
+import { secretCredentials } from '../shared/auth/secret-credentials.js';
 
+// The one function granted read on the Keystone credentials secret (infra/placement-stack.ts).
+readKeystoneSecretWith(secretCredentials);
 // A broken configuration fails the cold start rather than any request.
 checkAuthConfiguration();
 

@@ -41,10 +41,6 @@ export function noAuthIdentity(header: HeaderLookup): Identity | undefined {
 
 /** The service credentials from PLACEMENT_KEYSTONE_* variables. */
 function environmentCredentials(): CredentialsSource {
-  if (config.keystoneSecretArn) {
-    // Reading the secret needs @aws-sdk/client-secrets-manager, which this project does not ship yet.
-    throw new Error('PLACEMENT_KEYSTONE_SECRET_ARN is set but reading Secrets Manager is not supported by this build; set PLACEMENT_KEYSTONE_USERNAME and PLACEMENT_KEYSTONE_PASSWORD instead');
-  }
   const username = config.keystoneUsername;
   const password = config.keystonePassword;
   if (!username || !password) throw new Error('PLACEMENT_AUTH_STRATEGY=keystone needs PLACEMENT_KEYSTONE_USERNAME and PLACEMENT_KEYSTONE_PASSWORD');
@@ -58,6 +54,33 @@ function environmentCredentials(): CredentialsSource {
   return async () => credentials;
 }
 
+/** Turns the ARN of a secret holding the service credentials into their source (shared/auth/secret-credentials.ts). */
+export type SecretCredentialsReader = (arn: string) => CredentialsSource;
+
+let secretReader: SecretCredentialsReader | undefined;
+
+/**
+ * Only the authorizer (functions/authorizer.ts) may read the secret, so only
+ * it provides the reader: imported here, the Secrets Manager client would add
+ * 15 KB to every handler bundle, and handlers take the identity from the
+ * authorizer's context anyway.
+ */
+export function readKeystoneSecretWith(reader: SecretCredentialsReader): void {
+  secretReader = reader;
+}
+
+function credentialsSource(): CredentialsSource {
+  const arn = config.keystoneSecretArn;
+  if (arn === undefined) return environmentCredentials();
+  // Resolved at each login, not now: every function gets the ARN and builds this client at start, but only the authorizer reads the secret.
+  return async () => {
+    if (secretReader === undefined) {
+      throw new Error('PLACEMENT_KEYSTONE_SECRET_ARN is set but only the authorizer reads that secret: requests must pass through the authorizer');
+    }
+    return secretReader(arn)();
+  };
+}
+
 let keystoneClient: Keystone | undefined;
 
 /** The Keystone client the configuration describes; throws when it is incomplete. */
@@ -67,7 +90,7 @@ export function keystone(): Keystone {
     if (!url) throw new Error('PLACEMENT_AUTH_STRATEGY=keystone needs PLACEMENT_KEYSTONE_URL');
     const cacheSeconds = config.keystoneCacheSeconds;
     if (!Number.isFinite(cacheSeconds) || cacheSeconds < 0) throw new Error('PLACEMENT_KEYSTONE_CACHE_SECONDS must be a number of seconds');
-    keystoneClient = new Keystone({ url, credentials: environmentCredentials(), cacheSeconds });
+    keystoneClient = new Keystone({ url, credentials: credentialsSource(), cacheSeconds });
   }
   return keystoneClient;
 }
