@@ -11,7 +11,7 @@ import { logger } from '../shared/http/logger.js';
 import { validateQuery, type JsonSchema } from '../shared/http/validation.js';
 import type { AllocationRequest } from '../shared/domain/allocation-candidates.js';
 import { parseCandidateRequest, type CandidateRequest } from '../shared/domain/candidate-request.js';
-import type { Provider } from '../shared/domain/model.js';
+import type { SearchProvider } from '../shared/domain/model.js';
 import * as schemas from '../shared/schemas/allocation-candidate.js';
 import { config } from '../shared/config.js';
 import { searchCandidates } from '../shared/search/candidate-search.js';
@@ -66,7 +66,7 @@ function allocationRequestBody(request: PlacementRequest, candidate: AllocationR
   return request.isAtLeast('1.34') ? { allocations, mappings: candidate.mappings } : { allocations };
 }
 
-function providerSummary(request: PlacementRequest, provider: Provider, requestedClasses: Set<string>) {
+function providerSummary(request: PlacementRequest, provider: SearchProvider, requestedClasses: Set<string>) {
   const resources = Object.fromEntries(
     Object.entries(provider.inventories)
       .filter(([resourceClass]) => request.isAtLeast('1.27') || requestedClasses.has(resourceClass))
@@ -85,33 +85,56 @@ function providerSummary(request: PlacementRequest, provider: Provider, requeste
   };
 }
 
+interface CandidateEntry {
+  body: unknown;
+  /** Summaries of the providers this candidate is the first to involve. */
+  summaries: [string, unknown][];
+}
+
 /**
  * The response body, cut short if it would pass Lambda's response limit:
  * before 1.29 the summaries cover only the providers a candidate uses, from
  * 1.29 their whole trees.
  */
-function responseBody(request: PlacementRequest, parsed: CandidateRequest, candidates: AllocationRequest[], providers: Map<string, Provider>) {
+function responseBody(request: PlacementRequest, parsed: CandidateRequest, candidates: AllocationRequest[], providers: Map<string, SearchProvider>) {
   const requestedClasses = new Set(parsed.groups.flatMap((group) => Object.keys(group.resources)));
-  const trees = new Map<string, Provider[]>();
-  for (const provider of providers.values()) trees.set(provider.rootUuid, [...(trees.get(provider.rootUuid) ?? []), provider]);
-  const allocationRequests: unknown[] = [];
-  const summaries: Record<string, unknown> = {};
-  let bytes = 0;
-  for (const candidate of candidates) {
-    const body = allocationRequestBody(request, candidate);
+  const trees = new Map<string, SearchProvider[]>();
+  for (const provider of providers.values()) {
+    const tree = trees.get(provider.rootUuid);
+    if (tree) tree.push(provider);
+    else trees.set(provider.rootUuid, [provider]);
+  }
+  const summarizedAlready = new Set<string>();
+  const entries: CandidateEntry[] = candidates.map((candidate) => {
     const used = [...new Set(candidate.resources.map((resource) => resource.provider))];
     const summarized = parsed.nestedAware
       ? [...new Set(used.map((uuid) => providers.get(uuid)!.rootUuid))].flatMap((root) => trees.get(root)!)
       : used.map((uuid) => providers.get(uuid)!);
-    const added = summarized.filter((provider) => summaries[provider.uuid] === undefined);
-    const addedSummaries = added.map((provider) => [provider.uuid, providerSummary(request, provider, requestedClasses)] as const);
-    const cost = JSON.stringify(body).length + JSON.stringify(Object.fromEntries(addedSummaries)).length;
-    if (bytes + cost > RESPONSE_BYTES) break;
-    bytes += cost;
-    allocationRequests.push(body);
-    for (const [uuid, summary] of addedSummaries) summaries[uuid] = summary;
-  }
-  return { allocation_requests: allocationRequests, provider_summaries: summaries };
+    const added = summarized.filter((provider) => !summarizedAlready.has(provider.uuid));
+    for (const provider of added) summarizedAlready.add(provider.uuid);
+    const summaries = added.map((provider): [string, unknown] => [provider.uuid, providerSummary(request, provider, requestedClasses)]);
+    return { body: allocationRequestBody(request, candidate), summaries };
+  });
+  const whole = assemble(entries);
+  // Measuring each candidate costs more than the whole response; only an oversized one is cut.
+  return JSON.stringify(whole).length <= RESPONSE_BYTES ? whole : assemble(entriesWithin(entries, RESPONSE_BYTES));
+}
+
+function assemble(entries: CandidateEntry[]) {
+  return {
+    allocation_requests: entries.map((entry) => entry.body),
+    provider_summaries: Object.fromEntries(entries.flatMap((entry) => entry.summaries)),
+  };
+}
+
+/** The leading entries whose JSON fits in `bytes`. */
+function entriesWithin(entries: CandidateEntry[], bytes: number): CandidateEntry[] {
+  let total = 0;
+  const count = entries.findIndex((entry) => {
+    total += JSON.stringify(entry.body).length + JSON.stringify(Object.fromEntries(entry.summaries)).length;
+    return total > bytes;
+  });
+  return count === -1 ? entries : entries.slice(0, count);
 }
 
 async function listAllocationCandidates(request: PlacementRequest): Promise<Reply> {

@@ -23,7 +23,7 @@
 import { fitsCapacity } from './capacity.js';
 import type { CandidateRequest, RequestGroup } from './candidate-request.js';
 import { spreadsOverProviders } from './candidate-request.js';
-import type { Provider } from './model.js';
+import type { SearchProvider } from './model.js';
 
 export const SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE';
 
@@ -63,18 +63,18 @@ export class SearchBudget {
 
 const hasAll = (traits: Set<string>, anyOfLists: string[][]) => anyOfLists.every((anyOf) => anyOf.some((trait) => traits.has(trait)));
 const hasAny = (names: Iterable<string>, wanted: Set<string>) => [...names].some((name) => wanted.has(name));
-const inAggregates = (provider: Provider, memberOf: string[][]) => hasAll(new Set(provider.aggregates), memberOf);
+const inAggregates = (provider: SearchProvider, memberOf: string[][]) => hasAll(new Set(provider.aggregates), memberOf);
 
 /** The anchor tree and the providers its candidates may use. */
 export class AnchorTree {
-  readonly root: Provider;
-  readonly providers = new Map<string, Provider>();
+  readonly root: SearchProvider;
+  readonly providers = new Map<string, SearchProvider>();
   /** Sharing providers outside the tree that share an aggregate with one of its providers. */
-  readonly sharing: Provider[];
+  readonly sharing: SearchProvider[];
 
   constructor(
-    readonly members: Provider[],
-    allSharing: Provider[],
+    readonly members: SearchProvider[],
+    allSharing: SearchProvider[],
   ) {
     for (const provider of members) this.providers.set(provider.uuid, provider);
     this.root = members.find((provider) => provider.parentUuid === null) ?? members[0]!;
@@ -106,9 +106,9 @@ function spreadParts(group: RequestGroup, tree: AnchorTree, inTreeRoot: string |
   if (inTreeRoot !== undefined && tree.root.uuid !== inTreeRoot) return [];
 
   // A sharing provider must itself be in the aggregates; a tree member may also rely on its root.
-  const inRequestedAggregates = (provider: Provider, shared: boolean) =>
+  const inRequestedAggregates = (provider: SearchProvider, shared: boolean) =>
     group.memberOf.length === 0 || inAggregates(provider, group.memberOf) || (!shared && rootInAggregates);
-  const usable = (provider: Provider, shared: boolean) =>
+  const usable = (provider: SearchProvider, shared: boolean) =>
     !hasAny(provider.traits, forbiddenTraits) &&
     !hasAny(provider.aggregates, forbiddenAggregates) &&
     inRequestedAggregates(provider, shared) &&
@@ -123,7 +123,7 @@ function spreadParts(group: RequestGroup, tree: AnchorTree, inTreeRoot: string |
   if (options.some((list) => list.length === 0)) return [];
 
   const parts: GroupPart[] = [];
-  const chosen: Provider[] = [];
+  const chosen: SearchProvider[] = [];
   const walk = (index: number): boolean => {
     if (!budget.spend()) return false;
     if (index === classes.length) {
@@ -171,7 +171,7 @@ function singleProviderParts(group: RequestGroup, tree: AnchorTree, inTreeRoot: 
 }
 
 /** Usable capacity as whole units, the way upstream checks a combined request. */
-function wholeCapacityLeft(provider: Provider, resourceClass: string): number {
+function wholeCapacityLeft(provider: SearchProvider, resourceClass: string): number {
   const inventory = provider.inventories[resourceClass]!;
   return Math.floor((inventory.total - inventory.reserved) * inventory.allocation_ratio) - (provider.usages[resourceClass] ?? 0);
 }

@@ -32,6 +32,9 @@ export interface Provider {
   updatedAt: string;
 }
 
+/** What the allocation candidate search reads of a provider: no name, generation or timestamps. */
+export type SearchProvider = Pick<Provider, 'uuid' | 'parentUuid' | 'rootUuid' | 'inventories' | 'usages' | 'traits' | 'aggregates' | 'childCount'>;
+
 export interface Consumer {
   uuid: string;
   projectId: string;

@@ -7,7 +7,7 @@
  */
 import { AnchorTree, candidateKey, candidatesForTree, SearchBudget, SHARING_TRAIT, type AllocationRequest } from '../domain/allocation-candidates.js';
 import type { CandidateRequest } from '../domain/candidate-request.js';
-import type { Provider } from '../domain/model.js';
+import type { SearchProvider } from '../domain/model.js';
 import { PROVIDER_SHARDS } from '../storage/table-definition.js';
 import {
   getProvidersForSearch,
@@ -29,7 +29,7 @@ export interface SearchLimits {
 export interface SearchResult {
   candidates: AllocationRequest[];
   /** Every provider of every tree a candidate uses, by uuid. */
-  providers: Map<string, Provider>;
+  providers: Map<string, SearchProvider>;
   /** Items DynamoDB read. */
   itemsRead: number;
   /** True when the search stopped before seeing every tree: limit or cap reached, or step budget spent. */
@@ -56,7 +56,7 @@ class Collector {
 }
 
 /** A flat provider must hold every class no sharing provider could supply, summed over groups. */
-export function walkFilter(request: CandidateRequest, sharing: Provider[]): WalkFilter {
+export function walkFilter(request: CandidateRequest, sharing: SearchProvider[]): WalkFilter {
   const shareable = new Set(sharing.flatMap((provider) => Object.keys(provider.inventories)));
   const minimumFree: Record<string, number> = {};
   for (const group of request.groups) {
@@ -77,8 +77,8 @@ export async function searchCandidates(request: CandidateRequest, limits: Search
   const counter = new ReadCounter();
   const collector = new Collector(Math.min(request.limit ?? Infinity, limits.maxCandidates));
   const budget = new SearchBudget(limits.maxSteps);
-  const known = new Map<string, Provider>();
-  const treesByRoot = new Map<string, Provider[]>();
+  const known = new Map<string, SearchProvider>();
+  const treesByRoot = new Map<string, SearchProvider[]>();
 
   const inTreeRoots = new Map<string, string>();
   const named = [...new Set(request.groups.flatMap((group) => (group.inTree === undefined ? [] : [group.inTree])))];
@@ -87,7 +87,7 @@ export async function searchCandidates(request: CandidateRequest, limits: Search
   if (named.some((uuid) => !inTreeRoots.has(uuid))) return { candidates: [], providers: new Map(), itemsRead: counter.items, truncated: false };
 
   let stopped = false;
-  const evaluate = (trees: Provider[][], sharing: Provider[]) => {
+  const evaluate = (trees: SearchProvider[][], sharing: SearchProvider[]) => {
     for (const members of trees) {
       if (stopped) return;
       const tree = new AnchorTree(members, sharing);
@@ -95,17 +95,24 @@ export async function searchCandidates(request: CandidateRequest, limits: Search
       stopped = !candidatesForTree(tree, request, inTreeRoots, budget, (candidate) => collector.add(candidate));
     }
   };
-  const remember = (providers: Provider[]) => {
+  const remember = (providers: SearchProvider[]) => {
     for (const provider of providers) known.set(provider.uuid, provider);
     return providers;
   };
 
   const seedAggregates = narrowestAggregates(request);
   if (inTreeRoots.size > 0 || seedAggregates !== undefined) {
-    const trees = await loadTrees(await seedRoots(request, inTreeRoots, seedAggregates, known, counter), known, counter);
-    // Only the sharing providers of these trees' aggregates can take part.
+    const seeds = await seedRoots(request, inTreeRoots, seedAggregates, known, counter);
+    const trees = await loadTrees(seeds.roots, known, counter);
+    // Only the sharing providers of these trees' aggregates can take part. Those of an aggregate whose
+    // members were listed are known already; only the trees' other aggregates need a read.
     const aggregates = new Set(trees.flat().flatMap((provider) => provider.aggregates));
-    evaluate(trees, remember(await listSharingProviders(counter, [...aggregates])));
+    const unlisted = [...aggregates].filter((aggregate) => !seeds.listed.has(aggregate));
+    const listedSharing = [...known.values()].filter(
+      (provider) => provider.traits.includes(SHARING_TRAIT) && provider.aggregates.some((aggregate) => seeds.listed.has(aggregate) && aggregates.has(aggregate)),
+    );
+    const sharing = [...new Map([...listedSharing, ...remember(await listSharingProviders(counter, unlisted))].map((provider) => [provider.uuid, provider])).values()];
+    evaluate(trees, sharing);
   } else {
     const sharing = remember(await listSharingProviders(counter));
     const walk = new ShardWalk(walkFilter(request, sharing), counter);
@@ -124,6 +131,12 @@ export async function searchCandidates(request: CandidateRequest, limits: Search
   return { candidates: collector.candidates, providers, itemsRead: counter.items, truncated: collector.full || budget.exhausted };
 }
 
+/** Where the seeded search starts: tree roots, and the aggregates whose every member is among the known providers. */
+interface Seeds {
+  roots: string[];
+  listed: Set<string>;
+}
+
 /**
  * The roots of the trees that can anchor a candidate when the request names
  * trees (in_tree) or aggregates (member_of): those trees, the trees of the
@@ -134,47 +147,46 @@ async function seedRoots(
   request: CandidateRequest,
   inTreeRoots: Map<string, string>,
   aggregates: string[] | undefined,
-  known: Map<string, Provider>,
+  known: Map<string, SearchProvider>,
   counter: ReadCounter,
-): Promise<string[]> {
+): Promise<Seeds> {
   const roots = new Set<string>();
-  let seedSharing: Provider[];
-  let listed: string[] = [];
+  const listed = new Set<string>();
+  const addMembers = async (ofAggregates: string[]) => {
+    const members = await listAggregateMembers(ofAggregates, counter);
+    for (const provider of await getProvidersForSearch(members.filter((uuid) => !known.has(uuid)), counter)) known.set(provider.uuid, provider);
+    for (const uuid of members) roots.add(known.get(uuid)!.rootUuid);
+    for (const aggregate of ofAggregates) listed.add(aggregate);
+    return members.map((uuid) => known.get(uuid)!);
+  };
+  let seedSharing: SearchProvider[];
   if (inTreeRoots.size > 0) {
     const root = inTreeRoots.get(request.groups.find((group) => group.inTree !== undefined)!.inTree!)!;
     roots.add(root);
     const [tree] = await loadTrees([root], known, counter);
     seedSharing = tree!.filter((provider) => provider.traits.includes(SHARING_TRAIT));
   } else {
-    const members = await listAggregateMembers(aggregates!, counter);
-    for (const provider of await getProvidersForSearch(members.filter((uuid) => !known.has(uuid)), counter)) known.set(provider.uuid, provider);
-    for (const uuid of members) roots.add(known.get(uuid)!.rootUuid);
-    seedSharing = members.map((uuid) => known.get(uuid)!).filter((provider) => provider.traits.includes(SHARING_TRAIT));
-    listed = aggregates!;
+    seedSharing = (await addMembers(aggregates!)).filter((provider) => provider.traits.includes(SHARING_TRAIT));
   }
   // The members of an aggregate listed above are already in `roots`: reading it again would only repeat them.
-  const sharedAggregates = new Set(seedSharing.flatMap((provider) => provider.aggregates));
-  for (const aggregate of listed) sharedAggregates.delete(aggregate);
-  const shared = await listAggregateMembers([...sharedAggregates], counter);
-  for (const provider of await getProvidersForSearch(shared.filter((uuid) => !known.has(uuid)), counter)) known.set(provider.uuid, provider);
-  for (const uuid of shared) roots.add(known.get(uuid)!.rootUuid);
-  return [...roots];
+  await addMembers([...new Set(seedSharing.flatMap((provider) => provider.aggregates))].filter((aggregate) => !listed.has(aggregate)));
+  return { roots: [...roots], listed };
 }
 
 /** The providers of every tree a candidate takes resources from (provider summaries cover whole trees). */
 async function usedTrees(
   candidates: AllocationRequest[],
-  treesByRoot: Map<string, Provider[]>,
-  known: Map<string, Provider>,
+  treesByRoot: Map<string, SearchProvider[]>,
+  known: Map<string, SearchProvider>,
   counter: ReadCounter,
-): Promise<Map<string, Provider>> {
+): Promise<Map<string, SearchProvider>> {
   const providerRoots = new Map<string, string>();
   for (const members of treesByRoot.values()) for (const provider of members) providerRoots.set(provider.uuid, provider.rootUuid);
   for (const provider of known.values()) providerRoots.set(provider.uuid, provider.rootUuid);
   const roots = new Set(candidates.flatMap((candidate) => candidate.resources.map((request) => providerRoots.get(request.provider)!)));
   const missing = [...roots].filter((root) => !treesByRoot.has(root));
   const loaded = await loadTrees(missing, known, counter);
-  const providers = new Map<string, Provider>();
+  const providers = new Map<string, SearchProvider>();
   for (const members of [...[...roots].filter((root) => treesByRoot.has(root)).map((root) => treesByRoot.get(root)!), ...loaded]) {
     for (const provider of members) providers.set(provider.uuid, provider);
   }

@@ -18,9 +18,9 @@
  * search cost. Index reads are eventually consistent, which is fine: the
  * claim transaction re-checks everything.
  */
-import type { Provider } from '../domain/model.js';
+import type { SearchProvider } from '../domain/model.js';
 import { SHARING_TRAIT } from '../domain/allocation-candidates.js';
-import { fromItem } from './providers.js';
+import { fromSearchItem, SEARCH_PROJECTION } from './providers.js';
 import { batchGet, queryAll, queryPage, type Item } from './reads.js';
 import { aggregatePartition, allShards, providerKey, SHARING_PK, sharingPartition, treeGroup } from './keys.js';
 import { BY_GROUP_INDEX, BY_SHARD_INDEX } from './table-definition.js';
@@ -33,14 +33,14 @@ export class ReadCounter {
 const queryEverything = (input: Parameters<typeof queryAll>[0], counter: ReadCounter) =>
   queryAll(input, (scanned) => (counter.items += scanned));
 
-export async function getProvidersForSearch(uuids: string[], counter: ReadCounter): Promise<Provider[]> {
-  const items = await batchGet(uuids.map(providerKey));
+export async function getProvidersForSearch(uuids: string[], counter: ReadCounter): Promise<SearchProvider[]> {
+  const items = await batchGet(uuids.map(providerKey), SEARCH_PROJECTION);
   counter.items += items.length;
-  return items.map(fromItem);
+  return items.map(fromSearchItem);
 }
 
 /** The sharing providers: all of them, or those in any of the given aggregates. */
-export async function listSharingProviders(counter: ReadCounter, aggregates?: string[]): Promise<Provider[]> {
+export async function listSharingProviders(counter: ReadCounter, aggregates?: string[]): Promise<SearchProvider[]> {
   const partitions = aggregates === undefined ? [SHARING_PK] : aggregates.map(sharingPartition);
   const markers = await Promise.all(
     partitions.map((pk) => queryEverything({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } }, counter)),
@@ -59,7 +59,7 @@ export async function listAggregateMembers(aggregates: string[], counter: ReadCo
 }
 
 /** Whole trees, by root; a provider without parent or children is a tree by itself and needs no read. */
-export async function loadTrees(roots: Iterable<string>, known: Map<string, Provider>, counter: ReadCounter): Promise<Provider[][]> {
+export async function loadTrees(roots: Iterable<string>, known: Map<string, SearchProvider>, counter: ReadCounter): Promise<SearchProvider[][]> {
   return Promise.all(
     [...new Set(roots)].map(async (root) => {
       const provider = known.get(root);
@@ -68,12 +68,13 @@ export async function loadTrees(roots: Iterable<string>, known: Map<string, Prov
         {
           IndexName: BY_GROUP_INDEX.name,
           KeyConditionExpression: '#pk = :tree',
-          ExpressionAttributeNames: { '#pk': BY_GROUP_INDEX.partitionKey },
+          ProjectionExpression: SEARCH_PROJECTION.ProjectionExpression,
+          ExpressionAttributeNames: { ...SEARCH_PROJECTION.ExpressionAttributeNames, '#pk': BY_GROUP_INDEX.partitionKey },
           ExpressionAttributeValues: { ':tree': treeGroup(root) },
         },
         counter,
       );
-      return items.map(fromItem);
+      return items.map(fromSearchItem);
     }),
   );
 }
@@ -117,10 +118,8 @@ interface ShardCursor {
   start: Item | undefined;
   done: boolean;
   /** Providers of a tree whose end has not been read yet. */
-  pending: Provider[];
+  pending: SearchProvider[];
 }
-
-const rootOf = (item: Item) => (item[BY_SHARD_INDEX.sortKey] as string).split('#')[0]!;
 
 /** Walks every tree on the byShard index, in rounds the caller sizes. */
 export class ShardWalk {
@@ -139,20 +138,25 @@ export class ShardWalk {
   }
 
   /** Reads up to `items` more items spread over the shards; returns the trees completed. */
-  async next(items: number): Promise<Provider[][]> {
+  async next(items: number): Promise<SearchProvider[][]> {
     const open = this.cursors.filter((cursor) => !cursor.done);
     const perShard = Math.max(1, Math.ceil(items / Math.max(1, open.length)));
     const trees = await Promise.all(open.map((cursor) => this.advance(cursor, perShard)));
     return trees.flat();
   }
 
-  private async advance(cursor: ShardCursor, limit: number): Promise<Provider[][]> {
+  private async advance(cursor: ShardCursor, limit: number): Promise<SearchProvider[][]> {
     const page = await queryPage(
       {
         IndexName: BY_SHARD_INDEX.name,
         KeyConditionExpression: '#spk = :shard',
         ...this.expression,
-        ExpressionAttributeNames: { ...this.expression.ExpressionAttributeNames, '#spk': BY_SHARD_INDEX.partitionKey },
+        ProjectionExpression: SEARCH_PROJECTION.ProjectionExpression,
+        ExpressionAttributeNames: {
+          ...this.expression.ExpressionAttributeNames,
+          ...SEARCH_PROJECTION.ExpressionAttributeNames,
+          '#spk': BY_SHARD_INDEX.partitionKey,
+        },
         ExpressionAttributeValues: { ...this.expression.ExpressionAttributeValues, ':shard': cursor.shard },
         Limit: limit,
       },
@@ -161,11 +165,11 @@ export class ShardWalk {
     this.counter.items += page.scanned;
     cursor.start = page.next;
     cursor.done = page.next === undefined;
-    const trees: Provider[][] = [];
+    const trees: SearchProvider[][] = [];
     let current = cursor.pending;
     for (const item of page.items) {
-      const provider = fromItem(item);
-      if (current.length > 0 && current[0]!.rootUuid !== rootOf(item)) {
+      const provider = fromSearchItem(item);
+      if (current.length > 0 && current[0]!.rootUuid !== provider.rootUuid) {
         trees.push(current);
         current = [];
       }

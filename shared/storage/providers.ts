@@ -1,13 +1,39 @@
 /** Provider items: reads, and the writes that change them (as transaction writes). */
 import { freeCapacities } from '../domain/capacity.js';
-import type { Provider } from '../domain/model.js';
+import type { Inventories, Provider, SearchProvider } from '../domain/model.js';
 import { tableName } from './client.js';
-import { batchGet, getItem, queryAll, type Item } from './reads.js';
+import { batchGet, getItem, queryAll, type Item, type Projection } from './reads.js';
 import { aggregateMemberKey, allShards, providerIndexKeys, providerKey, providerNameKey, sharingInAggregateKey, sharingMarkerKey, treeGroup, type Key } from './keys.js';
 import { SHARING_TRAIT } from '../domain/allocation-candidates.js';
 import { BY_GROUP_INDEX, BY_SHARD_INDEX } from './table-definition.js';
 import type { Write } from './transaction.js';
 import { resourceClasses, traits } from './catalog.js';
+
+/**
+ * Inventories are stored as one JSON string of number tuples, not as a map
+ * of maps: no expression looks inside them (claims compare `free`), and the
+ * candidate search reads thousands of providers per request, for which
+ * DynamoDB's typed nested maps cost several times the bytes and parsing.
+ */
+type PackedInventory = [total: number, reserved: number, minUnit: number, maxUnit: number, stepSize: number, allocationRatio: number];
+
+function packInventories(inventories: Inventories): string {
+  const packed: Record<string, PackedInventory> = {};
+  for (const [resourceClass, inventory] of Object.entries(inventories)) {
+    packed[resourceClass] = [inventory.total, inventory.reserved, inventory.min_unit, inventory.max_unit, inventory.step_size, inventory.allocation_ratio];
+  }
+  return JSON.stringify(packed);
+}
+
+function unpackInventories(packed: unknown): Inventories {
+  if (typeof packed !== 'string') return {};
+  const inventories: Inventories = {};
+  for (const [resourceClass, tuple] of Object.entries(JSON.parse(packed) as Record<string, PackedInventory>)) {
+    const [total, reserved, min_unit, max_unit, step_size, allocation_ratio] = tuple;
+    inventories[resourceClass] = { total, reserved, min_unit, max_unit, step_size, allocation_ratio };
+  }
+  return inventories;
+}
 
 function toItem(provider: Provider): Item {
   return {
@@ -19,7 +45,7 @@ function toItem(provider: Provider): Item {
     generation: provider.generation,
     parentUuid: provider.parentUuid,
     rootUuid: provider.rootUuid,
-    inventories: provider.inventories,
+    inventories: packInventories(provider.inventories),
     usages: provider.usages,
     // Kept beside the inventories so claim conditions can compare without arithmetic.
     free: freeCapacities(provider),
@@ -31,18 +57,33 @@ function toItem(provider: Provider): Item {
   };
 }
 
-export function fromItem(item: Item): Provider {
+/** The attributes of a provider item the candidate search reads. */
+const SEARCH_ATTRIBUTES: (keyof SearchProvider)[] = ['uuid', 'parentUuid', 'rootUuid', 'inventories', 'usages', 'traits', 'aggregates', 'childCount'];
+
+/** Reads only SEARCH_ATTRIBUTES: the search reads thousands of providers, and parsing what it ignores is most of its CPU. */
+export const SEARCH_PROJECTION: Projection = {
+  ProjectionExpression: SEARCH_ATTRIBUTES.map((_, n) => `#a${n}`).join(', '),
+  ExpressionAttributeNames: Object.fromEntries(SEARCH_ATTRIBUTES.map((name, n) => [`#a${n}`, name])),
+};
+
+export function fromSearchItem(item: Item): SearchProvider {
   return {
     uuid: item.uuid as string,
-    name: item.name as string,
-    generation: item.generation as number,
     parentUuid: (item.parentUuid as string | null) ?? null,
     rootUuid: item.rootUuid as string,
-    inventories: (item.inventories as Provider['inventories']) ?? {},
+    inventories: unpackInventories(item.inventories),
     usages: (item.usages as Provider['usages']) ?? {},
     traits: (item.traits as string[]) ?? [],
     aggregates: (item.aggregates as string[]) ?? [],
     childCount: (item.childCount as number) ?? 0,
+  };
+}
+
+export function fromItem(item: Item): Provider {
+  return {
+    ...fromSearchItem(item),
+    name: item.name as string,
+    generation: item.generation as number,
     createdAt: item.createdAt as string,
     updatedAt: item.updatedAt as string,
   };

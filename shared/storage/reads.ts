@@ -6,6 +6,12 @@ import type { Key } from './keys.js';
 
 export type Item = Record<string, unknown>;
 
+/** Which attributes a read returns. */
+export interface Projection {
+  ProjectionExpression: string;
+  ExpressionAttributeNames: Record<string, string>;
+}
+
 export async function getItem(key: Key): Promise<Item | undefined> {
   const output = await dynamo().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true, ReturnConsumedCapacity: 'TOTAL' }));
   recordConsumedCapacity(output.ConsumedCapacity, 'read');
@@ -14,11 +20,11 @@ export async function getItem(key: Key): Promise<Item | undefined> {
 }
 
 /** Strongly consistent reads of many keys, 100 a request, retrying unprocessed keys. */
-export async function batchGet(keys: Key[]): Promise<Item[]> {
+export async function batchGet(keys: Key[], projection?: Projection): Promise<Item[]> {
   const items: Item[] = [];
   for (let start = 0; start < keys.length; start += 100) {
-    let request: Record<string, { Keys: Item[]; ConsistentRead: boolean }> | undefined = {
-      [tableName()]: { Keys: keys.slice(start, start + 100).map((key) => ({ ...key })), ConsistentRead: true },
+    let request: Record<string, { Keys: Item[]; ConsistentRead: boolean } & Partial<Projection>> | undefined = {
+      [tableName()]: { Keys: keys.slice(start, start + 100).map((key) => ({ ...key })), ConsistentRead: true, ...projection },
     };
     while (request && Object.keys(request).length > 0) {
       const output = await dynamo().send(new BatchGetCommand({ RequestItems: request, ReturnConsumedCapacity: 'TOTAL' }));

@@ -91,6 +91,31 @@ describe('GET /allocation_candidates on DynamoDB Local', () => {
     expect(claim.status, JSON.stringify(claim.body)).toBe(204);
     const usages = await api('GET', `/resource_providers/${storage}/usages`);
     expect(usages.body.usages).toEqual({ DISK_GB: 100 });
+
+    // Seeded by member_of, the search knows the aggregate's sharing providers from its members.
+    const seeded = await api('GET', `/allocation_candidates?resources=VCPU:2,DISK_GB:100&member_of=${AGGREGATE}`);
+    const disks = seeded.body.allocation_requests.map((request: any) => request.allocations[storage]?.resources.DISK_GB);
+    expect(disks).toEqual([100, 100, 100, 100]);
+  });
+
+  it("finds the sharing providers of a seeded tree's other aggregates", async () => {
+    const [, node] = computes;
+    const otherAggregate = randomUUID();
+    const current = await api('GET', `/resource_providers/${node}/aggregates`);
+    await api('PUT', `/resource_providers/${node}/aggregates`, {
+      aggregates: [...current.body.aggregates, otherAggregate],
+      resource_provider_generation: current.body.resource_provider_generation,
+    });
+    const storage = await createProvider('other-shared-disk', { DISK_GB: { total: 500 } });
+    await api('PUT', `/resource_providers/${storage}/aggregates`, { aggregates: [otherAggregate], resource_provider_generation: 1 });
+    await api('PUT', `/resource_providers/${storage}/traits`, { traits: ['MISC_SHARES_VIA_AGGREGATE'], resource_provider_generation: 2 });
+
+    const response = await api('GET', `/allocation_candidates?resources1=VCPU:2&member_of1=${AGGREGATE}&resources=DISK_GB:100`);
+    expect(response.status).toBe(200);
+    const anchors = response.body.allocation_requests
+      .filter((request: any) => request.allocations[storage] !== undefined)
+      .map((request: any) => Object.keys(request.allocations).find((uuid) => uuid !== storage));
+    expect(anchors).toEqual([node]);
   });
 
   it('refuses unknown names the way upstream does', async () => {
