@@ -175,8 +175,9 @@ export class ShardWalk {
       }
       current.push(provider);
     }
-    // The last tree of a page may continue on the next one.
-    if (cursor.done) {
+    // The last tree of a page may continue on the next one, unless it is a single provider without children.
+    const flat = current.length === 1 && current[0]!.parentUuid === null && current[0]!.childCount === 0;
+    if (cursor.done || flat) {
       if (current.length > 0) trees.push(current);
       cursor.pending = [];
     } else {

@@ -14,7 +14,7 @@ export const BY_GROUP_INDEX = { name: 'byGroup', partitionKey: 'gpk', sortKey: '
  * together, which the candidate search walks.
  */
 export const BY_SHARD_INDEX = { name: 'byShard', partitionKey: 'spk', sortKey: 'ssk' } as const;
-export const PROVIDER_SHARDS = 16;
+export const PROVIDER_SHARDS = 8;
 
 export const SECONDARY_INDEXES = [BY_GROUP_INDEX, BY_SHARD_INDEX] as const;
 
