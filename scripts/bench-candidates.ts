@@ -23,10 +23,12 @@
  * sent with BatchWriteItem), the reference with SQL into its SQLite database.
  * Both are then checked through their APIs.
  *
- * Each size runs in a child process of its own with a fresh DynamoDB Local
- * and a fresh reference server (the storage client stays bound to the first
- * endpoint of its process), so nothing carries over between sizes; so does
- * the wide-tree case.
+ * Each size runs in a child process of its own with a fresh service and a
+ * fresh reference server, so nothing carries over between sizes; so does the
+ * wide-tree case. Like the reference, our service runs in a process of its
+ * own (`npm start`'s entry point), so the load generator and the cloud it
+ * keeps in memory do not share its CPU or heap; the items read and read units
+ * of each request come from the service's metrics lines (PLACEMENT_METRICS).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -34,12 +36,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BatchWriteCommand, type BatchWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { startLocalService, type LocalService } from './local/service.js';
+import { freeLoopbackPort } from './local/dynamodb-local.js';
 import { config } from '../shared/config.js';
 import { SHARING_TRAIT } from '../shared/domain/allocation-candidates.js';
 import type { Consumer, Provider } from '../shared/domain/model.js';
 import { dynamo, tableName } from '../shared/storage/client.js';
-import { takeConsumedCapacity } from '../shared/storage/consumed-capacity.js';
 import { allocationWrites, consumerWrite } from '../shared/storage/consumers.js';
 import { providerChangeWrites } from '../shared/storage/providers.js';
 import type { Item } from '../shared/storage/reads.js';
@@ -236,6 +237,64 @@ async function batchWrite(items: Item[]): Promise<void> {
   await Promise.all(Array.from({ length: LOAD_CONCURRENCY }, worker));
 }
 
+// ---------------------------------------------------------------- our service
+
+interface RequestUsage {
+  items: number;
+  read: number;
+}
+
+interface OurService {
+  url: string;
+  /** What one request read, from the metrics line the service printed for it. */
+  usage(requestId: string): Promise<RequestUsage>;
+  stop(): Promise<void>;
+}
+
+/** Our service in a process of its own, on a fresh DynamoDB Local; the storage client of this process is pointed at it for loading. */
+async function startOurService(): Promise<OurService> {
+  const port = await freeLoopbackPort();
+  const env = { ...process.env, PORT: String(port), PLACEMENT_METRICS: 'true', PLACEMENT_DYNAMODB_ENDPOINT: '', NODE_NO_WARNINGS: '1' };
+  const entry = join(dirname(fileURLToPath(import.meta.url)), 'start-local.ts');
+  const running = spawn(process.execPath, [...process.execArgv, entry], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const usages = new Map<string, RequestUsage>();
+  let buffered = '';
+  const listening = new Promise<string>((resolve, reject) => {
+    running.once('exit', (code) => reject(new Error(`our service exited with ${code}`)));
+    running.stdout.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const lines = buffered.split('\n');
+      buffered = lines.pop()!;
+      for (const line of lines) {
+        const endpoint = /DynamoDB at (\S+)\)/.exec(line)?.[1];
+        if (endpoint) resolve(endpoint);
+        if (!line.startsWith('{')) continue;
+        const record = JSON.parse(line) as Record<string, unknown>;
+        if (record._aws && typeof record.requestId === 'string') {
+          usages.set(record.requestId, { items: record.itemsRead as number, read: record.ReadCapacityUnits as number });
+        }
+      }
+    });
+  });
+  process.env.PLACEMENT_DYNAMODB_ENDPOINT = await listening;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    async usage(requestId) {
+      // The line is written before the response, but the pipe may deliver it a little later.
+      for (let waited = 0; !usages.has(requestId) && waited < 2000; waited += 5) await sleep(5);
+      const usage = usages.get(requestId) ?? fail(`no metrics line for request ${requestId}`);
+      usages.delete(requestId);
+      return usage;
+    },
+    stop: () =>
+      new Promise((resolve) => {
+        if (running.exitCode !== null) return resolve();
+        running.once('exit', () => resolve());
+        running.kill('SIGTERM');
+      }),
+  };
+}
+
 // ---------------------------------------------------------------- the reference
 
 function referenceScript(name: 'start' | 'stop'): string {
@@ -340,7 +399,9 @@ const fail = (message: string): never => {
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 
+/** One request; `ms` runs until the whole body has arrived, before the client parses it. */
 async function api(url: string, method: string, path: string, body?: unknown, signal?: AbortSignal) {
+  const started = performance.now();
   const response = await fetch(`${url}${path}`, {
     method,
     headers: { ...HEADERS, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -348,32 +409,29 @@ async function api(url: string, method: string, path: string, body?: unknown, si
     signal,
   });
   const text = await response.text();
-  return { status: response.status, text, body: text ? JSON.parse(text) : undefined };
+  const ms = performance.now() - started;
+  const requestId = response.headers.get('x-openstack-request-id') ?? '';
+  return { status: response.status, ms, text, body: text ? JSON.parse(text) : undefined, requestId };
 }
 
 async function get(url: string, path: string) {
   const response = await api(url, 'GET', path);
   if (response.status !== 200) fail(`GET ${url}${path}: ${response.status} ${response.text.slice(0, 300)}`);
-  return response.body;
+  return response;
 }
 
-/**
- * Sequential requests, one at a time so that the capacity the service (in
- * this process) reports between two calls is this request's alone.
- */
-async function measure(url: string, path: string): Promise<Measured> {
+/** Sequential requests, one at a time; what each read comes from `usage` when the service reports it (ours). */
+async function measure(url: string, path: string, usage?: OurService['usage']): Promise<Measured> {
   const latencies: number[] = [];
   const items: number[] = [];
   const reads: number[] = [];
   let body: any;
   for (let run = -WARMUPS; run < RUNS; run++) {
-    takeConsumedCapacity();
-    const started = performance.now();
-    body = await get(url, path);
-    const elapsed = performance.now() - started;
-    const consumed = takeConsumedCapacity();
+    const response = await get(url, path);
+    body = response.body;
+    const consumed = usage ? await usage(response.requestId) : { items: 0, read: 0 };
     if (run < 0) continue;
-    latencies.push(elapsed);
+    latencies.push(response.ms);
     items.push(consumed.items);
     reads.push(consumed.read);
   }
@@ -421,7 +479,7 @@ const candidateSet = (body: any) =>
     ),
   );
 
-async function runSize(size: number, service: LocalService, referenceUrl: string): Promise<SizeResult> {
+async function runSize(size: number, service: OurService, referenceUrl: string): Promise<SizeResult> {
   const cloud = buildCloud(size, SEED);
   const usages = usagesOf(cloud);
   log(`N=${size}: ${cloud.providers.length} providers, ${cloud.consumers.size} consumers`);
@@ -441,13 +499,13 @@ async function runSize(size: number, service: LocalService, referenceUrl: string
     ['ours', service.url],
     ['reference', referenceUrl],
   ] as const) {
-    const listed = (await get(url, '/resource_providers')).resource_providers.length;
+    const listed = (await get(url, '/resource_providers')).body.resource_providers.length;
     if (listed !== cloud.providers.length) fail(`${name} lists ${listed} providers, the cloud has ${cloud.providers.length}`);
     // A nested node, one of its PFs and a sharing provider: the usages the API reports are the cloud's.
     const nested = cloud.providers.find((provider) => provider.childCount > 0)!;
     const samples = [nested, cloud.providers.find((provider) => provider.parentUuid === nested.uuid)!, cloud.providers[0]!];
     for (const provider of samples) {
-      const reported = (await get(url, `/resource_providers/${provider.uuid}/usages`)).usages;
+      const reported = (await get(url, `/resource_providers/${provider.uuid}/usages`)).body.usages;
       const unused = Object.fromEntries(Object.keys(provider.inventories).map((resourceClass) => [resourceClass, 0]));
       const expected = { ...unused, ...usages.get(provider.uuid) };
       if (JSON.stringify(Object.entries(reported).sort()) !== JSON.stringify(Object.entries(expected).sort())) {
@@ -465,7 +523,7 @@ async function runSize(size: number, service: LocalService, referenceUrl: string
   const cases: CaseRow[] = [];
   for (const [name, query] of requests) {
     log(`N=${size}: ${name}`);
-    const ours = await measure(service.url, `/allocation_candidates?${query}`);
+    const ours = await measure(service.url, `/allocation_candidates?${query}`, service.usage);
     const reference = await measure(referenceUrl, `/allocation_candidates?${query}`);
     cases.push({ name, ours: withoutBody(ours), reference: withoutBody(reference) });
     // Below the limit both must find the very same candidates.
@@ -531,32 +589,29 @@ function invalidWideCandidates(body: any, children: Set<string>): number {
   }).length;
 }
 
-async function runWide(service: LocalService, referenceUrl: string): Promise<WideResult> {
+async function runWide(service: OurService, referenceUrl: string): Promise<WideResult> {
   const children = await createWideTree(service.url);
   log('wide tree: ours, limit=1000');
-  const { body, ...limited } = await measure(service.url, `/allocation_candidates?${WIDE_QUERY}&limit=1000`);
+  const { body, ...limited } = await measure(service.url, `/allocation_candidates?${WIDE_QUERY}&limit=1000`, service.usage);
   const distinct = new Set(body.allocation_requests.map((request: any) => JSON.stringify(request.mappings))).size;
 
   log('wide tree: ours, no limit');
-  takeConsumedCapacity();
-  let started = performance.now();
   const whole = await api(service.url, 'GET', `/allocation_candidates?${WIDE_QUERY}`);
   const unlimited = {
     status: whole.status,
     count: whole.body?.allocation_requests?.length ?? 0,
     bytes: Buffer.byteLength(whole.text),
-    ms: performance.now() - started,
-    items: takeConsumedCapacity().items,
+    ms: whole.ms,
+    items: (await service.usage(whole.requestId)).items,
     invalid: whole.status === 200 ? invalidWideCandidates(whole.body, children) : 0,
   };
 
   log(`wide tree: reference, limit=1000 (gives up after ${WIDE_TIMEOUT_MS / 1000} s)`);
   await createWideTree(referenceUrl);
   let reference: WideResult['reference'];
-  started = performance.now();
   try {
     const answer = await api(referenceUrl, 'GET', `/allocation_candidates?${WIDE_QUERY}&limit=1000`, undefined, AbortSignal.timeout(WIDE_TIMEOUT_MS));
-    reference = { status: answer.status, count: answer.body?.allocation_requests?.length ?? 0, ms: performance.now() - started };
+    reference = { status: answer.status, count: answer.body?.allocation_requests?.length ?? 0, ms: answer.ms };
   } catch (error) {
     if ((error as Error).name !== 'TimeoutError') throw error;
     reference = 'timed out';
@@ -570,14 +625,16 @@ const log = (message: string) => console.error(`[bench-candidates] ${message}`);
 
 /** A child: one fresh service and one fresh reference for one job, its result written to BENCH_RESULT. */
 async function child(): Promise<void> {
-  // A signal must not leave the reference running (DynamoDB Local dies with the process).
+  let service: OurService | undefined;
+  // A signal must not leave either service running (stop() signals ours at once).
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
+      void service?.stop();
       stopReference();
       process.exit(130);
     });
   }
-  const service = await startLocalService({ port: 0 });
+  service = await startOurService();
   try {
     const referenceUrl = startReference();
     const job = process.env.BENCH_JOB!;
@@ -613,7 +670,7 @@ const header = (...cells: string[]) => `${row(...cells)}\n${row(...cells.map(() 
 function printTables(sizes: SizeResult[], wide: WideResult): void {
   const out: string[] = [];
   out.push(`\nGET /allocation_candidates (microversion 1.39): ${RUNS} sequential requests per case after ${WARMUPS} warm-ups.`);
-  out.push('Ours: local server + Lambda handlers on DynamoDB Local, in the benchmark process.');
+  out.push('Ours: `npm start` (local server + Lambda handlers on DynamoDB Local), in a process of its own.');
   out.push('Reference: upstream placement 8.0 (uWSGI, 1 process, 1 thread, SQLite).\n');
   out.push(header('N', 'providers', 'consumers', 'ours: items written', 'ours: load s', 'reference: rows', 'reference: load s'));
   for (const s of sizes) {
