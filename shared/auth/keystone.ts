@@ -30,7 +30,11 @@ export interface KeystoneOptions {
   url: string;
   credentials: CredentialsSource;
   cacheSeconds: number;
-  /** Bounds each call to Keystone; Lambda must answer 503 well before API Gateway's 30 s. */
+  /**
+   * Bounds each authentication, all its calls to Keystone together (a login,
+   * a validation, one retry): the authorizer must answer within API
+   * Gateway's 10 s, after at most 3 s reading the credentials secret.
+   */
   timeoutMs?: number;
   now?: () => number;
 }
@@ -87,7 +91,7 @@ export class Keystone {
     if (cached && cached.until > this.now()) return { kind: 'valid', identity: cached.identity };
     this.cache.delete(key);
     try {
-      const body = await this.validate(token);
+      const body = await this.validate(token, AbortSignal.timeout(this.timeoutMs));
       if (body === undefined) return { kind: 'invalid' };
       const expiresAt = body.expires_at ? Date.parse(body.expires_at) : Number.POSITIVE_INFINITY;
       if (!(expiresAt > this.now())) return { kind: 'invalid' };
@@ -106,25 +110,25 @@ export class Keystone {
   }
 
   /** The token document, or undefined when Keystone says the token is not (or no longer) valid. */
-  private async validate(token: string, retried = false): Promise<KeystoneToken | undefined> {
-    const response = await this.call('/v3/auth/tokens?nocatalog', {
+  private async validate(token: string, signal: AbortSignal, retried = false): Promise<KeystoneToken | undefined> {
+    const response = await this.call('/v3/auth/tokens?nocatalog', signal, {
       method: 'GET',
-      headers: { 'x-auth-token': await this.ownToken(), 'x-subject-token': token, accept: 'application/json' },
+      headers: { 'x-auth-token': await this.ownToken(signal), 'x-subject-token': token, accept: 'application/json' },
     });
     if (response.status === 200) return ((await response.json()) as { token: KeystoneToken }).token;
     if (response.status === 404) return undefined;
     if (response.status === 401 && !retried) {
       // Our own token was revoked or expired early: log in again once.
       this.serviceToken = undefined;
-      return this.validate(token, true);
+      return this.validate(token, signal, true);
     }
     throw new KeystoneError(`token validation answered ${response.status}`);
   }
 
-  private async ownToken(): Promise<string> {
+  private async ownToken(signal: AbortSignal): Promise<string> {
     if (this.serviceToken && this.serviceToken.expiresAt - SERVICE_TOKEN_MARGIN_MS > this.now()) return this.serviceToken.value;
     const credentials = await this.options.credentials();
-    const response = await this.call('/v3/auth/tokens?nocatalog', {
+    const response = await this.call('/v3/auth/tokens?nocatalog', signal, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json' },
       body: JSON.stringify({
@@ -144,9 +148,9 @@ export class Keystone {
     return value;
   }
 
-  private async call(path: string, init: RequestInit): Promise<Response> {
+  private async call(path: string, signal: AbortSignal, init: RequestInit): Promise<Response> {
     try {
-      return await fetch(`${this.base}${path}`, { ...init, signal: AbortSignal.timeout(this.timeoutMs) });
+      return await fetch(`${this.base}${path}`, { ...init, signal });
     } catch (error) {
       throw new KeystoneError(`cannot reach Keystone at ${this.base}: ${(error as Error).message}`);
     }

@@ -15,8 +15,18 @@ class FakeKeystone {
   serviceExpiresAt = new Date(Date.now() + 3_600_000).toISOString();
   userTokens = new Map<string, object>();
   failWith: number | undefined;
+  /** Keystone's answer to every call takes this long. */
+  delayMs = 0;
 
   private answer(method: string, headers: Record<string, string | string[] | undefined>, response: ServerResponse): void {
+    if (this.delayMs > 0) {
+      setTimeout(() => this.reply(method, headers, response), this.delayMs);
+      return;
+    }
+    this.reply(method, headers, response);
+  }
+
+  private reply(method: string, headers: Record<string, string | string[] | undefined>, response: ServerResponse): void {
     if (this.failWith) {
       response.writeHead(this.failWith).end();
       return;
@@ -55,6 +65,7 @@ describe('Keystone token validation', () => {
     fake.logins = 0;
     fake.validations = 0;
     fake.failWith = undefined;
+    fake.delayMs = 0;
     fake.serviceExpiresAt = future();
     fake.userTokens.set('project-token', {
       expires_at: future(),
@@ -115,6 +126,14 @@ describe('Keystone token validation', () => {
     expect((await keystone().authenticate('project-token')).kind).toBe('unavailable');
     const closed = await keystone(60, 'http://127.0.0.1:1').authenticate('project-token');
     expect(closed).toMatchObject({ kind: 'unavailable', reason: expect.stringContaining('cannot reach Keystone') });
+  });
+
+  it('bounds a whole authentication, login and validation together, by the timeout', async () => {
+    fake.delayMs = 150;
+    const slow = (timeoutMs: number) => new Keystone({ url: fake.url, credentials, cacheSeconds: 60, now: () => clock, timeoutMs });
+    // Each call alone fits in 250 ms; the login and the validation together do not.
+    expect(await slow(250).authenticate('project-token')).toMatchObject({ kind: 'unavailable', reason: expect.stringContaining('cannot reach Keystone') });
+    expect((await slow(1_000).authenticate('project-token')).kind).toBe('valid');
   });
 
   it('maps system- and domain-scoped tokens', () => {
