@@ -60,15 +60,19 @@ export async function listAggregateMembers(aggregates: string[], counter: ReadCo
   return [...new Set(pages.flat().map((item) => item.uuid as string))];
 }
 
-/** Trees per PartiQL statement (the values of one `IN`). */
-const TREES_PER_STATEMENT = 50;
+/**
+ * Trees per PartiQL statement. DynamoDB takes up to 50 partition keys in one
+ * `IN` but answers them in pages of up to 10, one after another; statements
+ * of 10 run side by side instead.
+ */
+const TREES_PER_STATEMENT = 10;
 
 /**
  * Whole trees, in the order of `roots`; a provider without parent or
  * children is a tree by itself and needs no read. The others are read from
- * the byGroup index with PartiQL: one SELECT ... WHERE gpk IN [...] reads up
- * to 50 trees' partitions in one request (never a scan: the partition key is
- * named), where a Query per tree would be 50 requests.
+ * the byGroup index with PartiQL: one SELECT ... WHERE gpk IN [...] reads
+ * several trees' partitions in one request (never a scan: the partition key
+ * is named), where a Query per tree would be one request each.
  */
 export async function loadTrees(roots: Iterable<string>, known: Map<string, SearchProvider>, counter: ReadCounter): Promise<SearchProvider[][]> {
   const unique = [...new Set(roots)];

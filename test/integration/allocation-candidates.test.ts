@@ -118,6 +118,21 @@ describe('GET /allocation_candidates on DynamoDB Local', () => {
     expect(anchors).toEqual([node]);
   });
 
+  it('reads the whole trees of many nested members, several trees per request', async () => {
+    const aggregate = randomUUID();
+    const trees = new Map<string, string>();
+    for (let n = 0; n < 12; n++) {
+      const root = await createProvider(`nested-${n}`, { VCPU: { total: 8 } });
+      trees.set(root, await createProvider(`nested-${n}-pf`, { SRIOV_NET_VF: { total: 4 } }, root));
+      await api('PUT', `/resource_providers/${root}/aggregates`, { aggregates: [aggregate], resource_provider_generation: 1 });
+    }
+    const response = await api('GET', `/allocation_candidates?resources=VCPU:1&resources1=SRIOV_NET_VF:1&member_of=${aggregate}`);
+    expect(response.status).toBe(200);
+    const used = response.body.allocation_requests.map((request: any) => Object.keys(request.allocations).sort().join());
+    expect(new Set(used)).toEqual(new Set([...trees].map((pair) => pair.sort().join())));
+    expect(Object.keys(response.body.provider_summaries).sort()).toEqual([...trees].flat().sort());
+  });
+
   it('refuses unknown names the way upstream does', async () => {
     const badClass = await api('GET', '/allocation_candidates?resources=CUSTOM_NOPE:1');
     expect(badClass.status).toBe(400);
