@@ -14,12 +14,8 @@ import type { HandlerName } from '../../shared/http/routes.js';
 import { BUNDLING, DEPS_LOCK_FILE, PROJECT_ROOT, entryPath, handlerEntry } from '../bundling.js';
 import { HANDLER_FAMILIES, type FunctionSettings } from '../settings.js';
 
-/**
- * What each family does with the table; typed by family so a new one cannot
- * be forgotten. `search` reads, PartiQL SELECTs included (the candidate
- * search reads many trees per statement).
- */
-const TABLE_ACCESS: Record<HandlerName, 'none' | 'read' | 'search' | 'readWrite'> = {
+/** What each family does with the table; typed by family so a new one cannot be forgotten. */
+const TABLE_ACCESS: Record<HandlerName, 'none' | 'read' | 'readWrite'> = {
   root: 'none',
   'resource-providers': 'readWrite',
   inventories: 'readWrite',
@@ -28,7 +24,7 @@ const TABLE_ACCESS: Record<HandlerName, 'none' | 'read' | 'search' | 'readWrite'
   'resource-classes': 'readWrite',
   allocations: 'readWrite',
   usages: 'read',
-  'allocation-candidates': 'search',
+  'allocation-candidates': 'read',
   reshaper: 'readWrite',
 };
 
@@ -88,8 +84,7 @@ export class HandlerFunctions extends Construct {
         logRetentionDays: props.logRetentionDays,
       });
       const access = TABLE_ACCESS[family];
-      if (access === 'read' || access === 'search') props.table.grantReadData(fn);
-      if (access === 'search') props.table.grant(fn, 'dynamodb:PartiQLSelect');
+      if (access === 'read') props.table.grantReadData(fn);
       if (access === 'readWrite') props.table.grantReadWriteData(fn);
       return [family, fn] as const;
     });

@@ -4,8 +4,7 @@
  *
  * - the sharing providers, from their marker items: all of them for the
  *   walk, or only those of the aggregates of the trees found otherwise;
- * - named trees (in_tree) and the trees of an aggregate's members, from the
- *   byGroup index, many trees per request;
+ * - named trees (in_tree), from the byGroup index;
  * - the members of an aggregate (member_of), from the aggregate's items;
  * - otherwise a walk of the byShard index, whose sort key keeps each tree's
  *   providers together. The walk reads the shards in rounds, asking each for
@@ -21,9 +20,8 @@
  */
 import type { SearchProvider } from '../domain/model.js';
 import { SHARING_TRAIT } from '../domain/allocation-candidates.js';
-import { tableName } from './client.js';
-import { fromSearchItem, SEARCH_ATTRIBUTES, SEARCH_PROJECTION } from './providers.js';
-import { batchGet, queryAll, queryPage, selectAll, type Item } from './reads.js';
+import { fromSearchItem, SEARCH_PROJECTION } from './providers.js';
+import { batchGet, queryAll, queryPage, type Item } from './reads.js';
 import { aggregatePartition, allShards, providerKey, SHARING_PK, sharingPartition, treeGroup } from './keys.js';
 import { BY_GROUP_INDEX, BY_SHARD_INDEX } from './table-definition.js';
 
@@ -60,42 +58,25 @@ export async function listAggregateMembers(aggregates: string[], counter: ReadCo
   return [...new Set(pages.flat().map((item) => item.uuid as string))];
 }
 
-/**
- * Trees per PartiQL statement. DynamoDB takes up to 50 partition keys in one
- * `IN` but answers them in pages of up to 10, one after another; statements
- * of 10 run side by side instead.
- */
-const TREES_PER_STATEMENT = 10;
-
-/**
- * Whole trees, in the order of `roots`; a provider without parent or
- * children is a tree by itself and needs no read. The others are read from
- * the byGroup index with PartiQL: one SELECT ... WHERE gpk IN [...] reads
- * several trees' partitions in one request (never a scan: the partition key
- * is named), where a Query per tree would be one request each.
- */
+/** Whole trees, by root; a provider without parent or children is a tree by itself and needs no read. */
 export async function loadTrees(roots: Iterable<string>, known: Map<string, SearchProvider>, counter: ReadCounter): Promise<SearchProvider[][]> {
-  const unique = [...new Set(roots)];
-  const trees = new Map<string, SearchProvider[]>(unique.map((root) => [root, []]));
-  const toRead: string[] = [];
-  for (const root of unique) {
-    const provider = known.get(root);
-    if (provider && provider.parentUuid === null && provider.childCount === 0) trees.get(root)!.push(provider);
-    else toRead.push(root);
-  }
-  const attributes = SEARCH_ATTRIBUTES.map((name) => `"${name}"`).join(', ');
-  const index = `"${tableName()}"."${BY_GROUP_INDEX.name}"`;
-  const statements: Promise<Item[]>[] = [];
-  for (let start = 0; start < toRead.length; start += TREES_PER_STATEMENT) {
-    const groups = toRead.slice(start, start + TREES_PER_STATEMENT).map(treeGroup);
-    const statement = `SELECT ${attributes} FROM ${index} WHERE "${BY_GROUP_INDEX.partitionKey}" IN [${groups.map(() => '?').join(', ')}]`;
-    statements.push(selectAll(statement, groups, (read) => (counter.items += read)));
-  }
-  for (const item of (await Promise.all(statements)).flat()) {
-    const provider = fromSearchItem(item);
-    trees.get(provider.rootUuid)?.push(provider);
-  }
-  return unique.map((root) => trees.get(root)!);
+  return Promise.all(
+    [...new Set(roots)].map(async (root) => {
+      const provider = known.get(root);
+      if (provider && provider.parentUuid === null && provider.childCount === 0) return [provider];
+      const items = await queryEverything(
+        {
+          IndexName: BY_GROUP_INDEX.name,
+          KeyConditionExpression: '#pk = :tree',
+          ProjectionExpression: SEARCH_PROJECTION.ProjectionExpression,
+          ExpressionAttributeNames: { ...SEARCH_PROJECTION.ExpressionAttributeNames, '#pk': BY_GROUP_INDEX.partitionKey },
+          ExpressionAttributeValues: { ':tree': treeGroup(root) },
+        },
+        counter,
+      );
+      return items.map(fromSearchItem);
+    }),
+  );
 }
 
 /** What a flat provider must have to be worth returning from the walk. */

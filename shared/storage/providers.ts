@@ -58,7 +58,7 @@ function toItem(provider: Provider): Item {
 }
 
 /** The attributes of a provider item the candidate search reads. */
-export const SEARCH_ATTRIBUTES: (keyof SearchProvider)[] = ['uuid', 'parentUuid', 'rootUuid', 'inventories', 'usages', 'traits', 'aggregates', 'childCount'];
+const SEARCH_ATTRIBUTES: (keyof SearchProvider)[] = ['uuid', 'parentUuid', 'rootUuid', 'inventories', 'usages', 'traits', 'aggregates', 'childCount'];
 
 /** Reads only SEARCH_ATTRIBUTES: the search reads thousands of providers, and parsing what it ignores is most of its CPU. */
 export const SEARCH_PROJECTION: Projection = {

@@ -1,5 +1,5 @@
 /** Read primitives every storage module uses: strongly consistent gets, batch gets and paged queries. */
-import { BatchGetCommand, ExecuteStatementCommand, GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from './client.js';
 import { recordConsumedCapacity, recordItemsRead } from './consumed-capacity.js';
 import type { Key } from './keys.js';
@@ -65,26 +65,5 @@ export async function queryAll(input: Omit<QueryCommandInput, 'TableName'>, onPa
     items.push(...page.items);
     start = page.next;
   } while (start);
-  return items;
-}
-
-/**
- * Every page of a PartiQL SELECT. Callers must name the partition key with
- * `=` or `IN` in the WHERE clause, or DynamoDB scans the whole table.
- */
-export async function selectAll(statement: string, parameters: unknown[], onPage?: (read: number) => void): Promise<Item[]> {
-  const items: Item[] = [];
-  let next: string | undefined;
-  do {
-    const output = await dynamo().send(
-      new ExecuteStatementCommand({ Statement: statement, Parameters: parameters, NextToken: next, ReturnConsumedCapacity: 'TOTAL' }),
-    );
-    const page = output.Items ?? [];
-    recordConsumedCapacity(output.ConsumedCapacity, 'read');
-    recordItemsRead(page.length);
-    onPage?.(page.length);
-    items.push(...page);
-    next = output.NextToken;
-  } while (next);
   return items;
 }

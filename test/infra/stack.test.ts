@@ -160,17 +160,6 @@ describe('the authorizer', () => {
     expect(JSON.stringify(policies)).toContain('secretsmanager:GetSecretValue');
   });
 
-  it('lets only the candidate search run PartiQL SELECTs, on the table and its indexes', () => {
-    const partiql = resources(template, 'AWS::IAM::Policy').filter(([, policy]) => JSON.stringify(policy).includes('dynamodb:PartiQLSelect'));
-    expect(partiql).toHaveLength(1);
-    const [[, policy]] = partiql as [[string, any]];
-    const roles = policy.Properties.Roles.map((role: any) => role.Ref as string);
-    const candidates = placementFunctions().find(([, fn]) => fn.Properties.Description === 'Placement allocation-candidates handler')!;
-    expect(roles).toEqual([candidates[1].Properties.Role['Fn::GetAtt'][0]]);
-    const statement = policy.Properties.PolicyDocument.Statement.find((s: any) => [s.Action].flat().includes('dynamodb:PartiQLSelect'));
-    expect(JSON.stringify(statement.Resource)).toContain('/index/*');
-  });
-
   it('uses an existing secret when the context names one', () => {
     const arn = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:placement-keystone-AbCdEf';
     const { templates: [existing] } = synth({ regions: 'us-east-1', keystoneSecret: arn });

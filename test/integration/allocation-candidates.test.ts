@@ -118,7 +118,7 @@ describe('GET /allocation_candidates on DynamoDB Local', () => {
     expect(anchors).toEqual([node]);
   });
 
-  it('reads the whole trees of many nested members, several trees per request', async () => {
+  it('reads the whole trees of many nested members', async () => {
     const aggregate = randomUUID();
     const trees = new Map<string, string>();
     for (let n = 0; n < 12; n++) {
