@@ -134,7 +134,8 @@ export async function listTree(rootUuid: string): Promise<Provider[]> {
  * Writes the provider's new state, on condition that nobody changed it since
  * it was read as `read` (undefined: it must not exist yet). Generation alone
  * is not enough: allocation deletes move usages and aggregates before 1.19
- * change the provider without a new generation, as upstream does.
+ * change the provider without a new generation, as upstream does, and a new
+ * or deleted child changes only the parent's child count.
  */
 function putProvider(provider: Provider, read: Provider | undefined, onConditionFailed?: () => Error): Write {
   return {
@@ -145,8 +146,8 @@ function putProvider(provider: Provider, read: Provider | undefined, onCondition
         ...(read === undefined
           ? { ConditionExpression: 'attribute_not_exists(pk)' }
           : {
-              ConditionExpression: 'generation = :read AND usages = :usages AND updatedAt = :readAt',
-              ExpressionAttributeValues: { ':read': read.generation, ':usages': read.usages, ':readAt': read.updatedAt },
+              ConditionExpression: 'generation = :read AND usages = :usages AND updatedAt = :readAt AND childCount = :children',
+              ExpressionAttributeValues: { ':read': read.generation, ':usages': read.usages, ':readAt': read.updatedAt, ':children': read.childCount },
             }),
       },
     },

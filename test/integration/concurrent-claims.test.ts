@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalService, type LocalService } from '../../scripts/local/service.js';
+import { getProvider, providerChangeWrites } from '../../shared/storage/providers.js';
+import { commit, ConcurrentUpdate } from '../../shared/storage/transaction.js';
 import { client } from '../support/placement-client.js';
 
 const CLIENTS = 32;
@@ -68,5 +70,20 @@ describe('concurrent claims on one provider', () => {
     // Exactly the acknowledged consumers hold allocations, one generation bump each (+1 for the inventory).
     expect(holders).toEqual([...succeeded].sort());
     expect(usages.body.resource_provider_generation).toBe(1 + used);
+  });
+});
+
+describe('a provider changed while a child is added', () => {
+  it('refuses the stale write instead of losing the child count', async () => {
+    const parent = randomUUID();
+    expect((await api('POST', '/resource_providers', { name: `parent-${parent}`, uuid: parent })).status).toBe(200);
+    const read = (await getProvider(parent))!;
+    // A child lands between this read and the write below; it only counts itself into the parent.
+    expect((await api('POST', '/resource_providers', { name: `child-${parent}`, parent_provider_uuid: parent })).status).toBe(200);
+    const renamed = { ...read, name: `renamed-${parent}`, generation: read.generation + 1 };
+    await expect(commit(providerChangeWrites(read, renamed))).rejects.toBeInstanceOf(ConcurrentUpdate);
+    expect((await getProvider(parent))!.childCount).toBe(1);
+    // The parent cannot be deleted while it has a child.
+    expect((await api('DELETE', `/resource_providers/${parent}`)).status).toBe(409);
   });
 });
