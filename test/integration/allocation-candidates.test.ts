@@ -1,18 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalService, type LocalService } from '../../scripts/local/service.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parseCandidateRequest } from '../../shared/domain/candidate-request.js';
 import { Microversion } from '../../shared/http/microversion.js';
 import { QueryString } from '../../shared/http/query-string.js';
 import { searchCandidates } from '../../shared/search/candidate-search.js';
 import { PROVIDER_SHARDS } from '../../shared/storage/table-definition.js';
-import { client } from '../support/placement-client.js';
+import { useLocalService } from '../support/local-service.js';
 
 const COMPUTES = 48;
 const AGGREGATE = randomUUID();
 
-let service: LocalService;
-let api: ReturnType<typeof client>;
+const service = useLocalService();
+const api = service.client({ token: 'admin', version: '1.39' });
 const computes: string[] = [];
 
 async function createProvider(name: string, inventories: Record<string, { total: number }>, parent?: string): Promise<string> {
@@ -25,8 +24,6 @@ async function createProvider(name: string, inventories: Record<string, { total:
 }
 
 beforeAll(async () => {
-  service = await startLocalService({ port: 0 });
-  api = client(service.url, { token: 'admin', version: '1.39' });
   for (let n = 0; n < COMPUTES; n++) {
     // Every fourth compute node is too small for the requests below.
     computes.push(await createProvider(`cn-${n}`, { VCPU: { total: n % 4 === 0 ? 1 : 16 }, MEMORY_MB: { total: 8192 } }));
@@ -36,7 +33,6 @@ beforeAll(async () => {
     await api('PUT', `/resource_providers/${uuid}/aggregates`, { aggregates: [AGGREGATE], resource_provider_generation: current.body.generation });
   }
 }, 120_000);
-afterAll(async () => service?.stop());
 
 const search = (query: string) =>
   searchCandidates(parseCandidateRequest(QueryString.parse(query), Microversion.parse('1.39')), { maxCandidates: 1000, maxSteps: 1_000_000 });

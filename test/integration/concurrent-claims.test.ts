@@ -1,22 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalService, type LocalService } from '../../scripts/local/service.js';
+import { describe, expect, it } from 'vitest';
 import { getProvider, providerChangeWrites } from '../../shared/storage/providers.js';
 import { commit, ConcurrentUpdate } from '../../shared/storage/transaction.js';
-import { client } from '../support/placement-client.js';
+import { useLocalService } from '../support/local-service.js';
 
 const CLIENTS = 32;
 const CLAIMS_PER_CLIENT = 10;
 const CAPACITY = 100;
 
-let service: LocalService;
-let api: ReturnType<typeof client>;
-
-beforeAll(async () => {
-  service = await startLocalService({ port: 0 });
-  api = client(service.url, { token: 'admin', version: '1.28' });
-});
-afterAll(async () => service?.stop());
+const service = useLocalService();
+const api = service.client({ token: 'admin', version: '1.28' });
 
 describe('concurrent claims on one provider', () => {
   it('never overcommits and lands every acknowledged claim', async () => {

@@ -1,16 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalService, type LocalService } from '../../scripts/local/service.js';
+import { describe, expect, it } from 'vitest';
+import { useLocalService } from '../support/local-service.js';
 import { client } from '../support/placement-client.js';
 
-let service: LocalService;
-let api: ReturnType<typeof client>;
-
-beforeAll(async () => {
-  service = await startLocalService({ port: 0 });
-  api = client(service.url, { token: 'admin', version: '1.39' });
-});
-afterAll(async () => service?.stop());
+const service = useLocalService();
+const api = service.client({ token: 'admin', version: '1.39' });
 
 describe('the local service through the API Gateway adapter', () => {
   it('serves the version document without a token', async () => {

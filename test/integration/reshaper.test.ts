@@ -1,16 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalService, type LocalService } from '../../scripts/local/service.js';
-import { client } from '../support/placement-client.js';
+import { describe, expect, it } from 'vitest';
+import { useLocalService } from '../support/local-service.js';
 
-let service: LocalService;
-let api: ReturnType<typeof client>;
-
-beforeAll(async () => {
-  service = await startLocalService({ port: 0 });
-  api = client(service.url, { token: 'admin', version: '1.38' });
-});
-afterAll(async () => service?.stop());
+const service = useLocalService();
+const api = service.client({ token: 'admin', version: '1.38' });
 
 async function ok(method: string, path: string, body?: unknown) {
   const response = await api(method, path, body);

@@ -1,0 +1,51 @@
+/**
+ * The whole local service (DynamoDB Local, table, handlers) for the tests of
+ * one file or describe block: started before them, stopped after.
+ *
+ * `environment` runs first and returns variables for the service (undefined
+ * unsets one); they are set before the handlers load, because the handlers
+ * read their configuration as they load, and the environment is restored
+ * afterwards.
+ */
+import { afterAll, beforeAll, vi } from 'vitest';
+import type { LocalService } from '../../scripts/local/service.js';
+import { client } from './placement-client.js';
+
+type Environment = Record<string, string | undefined>;
+
+export interface ServiceUnderTest {
+  readonly url: string;
+  /** A client bound to the service once it runs; usable at module level. */
+  client(defaults?: Parameters<typeof client>[1]): ReturnType<typeof client>;
+}
+
+export function useLocalService(environment?: () => Promise<Environment> | Environment): ServiceUnderTest {
+  let service: LocalService | undefined;
+  const saved = { ...process.env };
+  beforeAll(async () => {
+    if (environment) {
+      for (const [name, value] of Object.entries(await environment())) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+      // A fresh module graph, so that the handlers load with this configuration.
+      vi.resetModules();
+    }
+    const { startLocalService } = await import('../../scripts/local/service.js');
+    service = await startLocalService({ port: 0 });
+  }, 120_000);
+  afterAll(async () => {
+    await service?.stop();
+    if (environment) process.env = saved;
+  });
+  const url = () => {
+    if (service === undefined) throw new Error('the local service is not running');
+    return service.url;
+  };
+  return {
+    get url() {
+      return url();
+    },
+    client: (defaults) => (...request) => client(url(), defaults)(...request),
+  };
+}
