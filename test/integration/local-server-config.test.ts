@@ -7,32 +7,23 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalService } from '../../scripts/local/service.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { useLocalService } from '../support/local-service.js';
 import { client } from '../support/placement-client.js';
 
 let directory: string;
-let service: LocalService;
+/** The environment without this file's configuration, for the `npm start` runs below. */
 const savedEnvironment = { ...process.env };
-
-beforeAll(async () => {
+const service = useLocalService(async () => {
   directory = await mkdtemp(join(tmpdir(), 'placement-config-'));
   await writeFile(join(directory, 'policy.yaml'), '# traits are public here\n"placement:traits:list": "@"\n');
-  Object.assign(process.env, {
+  return {
     PLACEMENT_POLICY_FILE: join(directory, 'policy.yaml'),
     PLACEMENT_CORS_ALLOWED_ORIGIN: 'http://valid.example.com',
     PLACEMENT_CORS_ALLOW_HEADERS: 'openstack-api-version',
-  });
-  // Imported only now: the handlers read the configuration as they load.
-  const { startLocalService } = await import('../../scripts/local/service.js');
-  service = await startLocalService({ port: 0 });
+  };
 });
-
-afterAll(async () => {
-  await service?.stop();
-  await rm(directory, { recursive: true, force: true });
-  process.env = savedEnvironment;
-});
+afterAll(() => rm(directory, { recursive: true, force: true }));
 
 describe('a policy file', () => {
   it('overrides the rules it names and keeps the others', async () => {
