@@ -3,9 +3,8 @@
  * RBAC on: real tokens for a system admin, a reader, a member of another
  * project; bad, revoked and missing tokens; Keystone going away.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalService } from '../../scripts/local/service.js';
-import { client } from '../support/placement-client.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { useLocalService } from '../support/local-service.js';
 import { ADMIN_PASSWORD, KeystoneAdmin, issueToken, keystoneUnavailableReason, startKeystone, type KeystoneServer } from '../support/keystone-server.js';
 
 const unavailable = keystoneUnavailableReason();
@@ -15,15 +14,10 @@ const PASSWORD = 'test-user-secret';
 
 describe.skipIf(unavailable !== undefined)('Placement with Keystone authentication and secure RBAC', () => {
   let keystone: KeystoneServer;
-  let service: LocalService;
   let admin: KeystoneAdmin;
   const projects = { a: '', b: '' };
   const tokens = { systemAdmin: '', projectAdmin: '', systemReader: '', projectReader: '', otherMember: '' };
-  const savedEnvironment = { ...process.env };
-
-  const as = (token: string | undefined) => client(service.url, { token, version: '1.39' });
-
-  beforeAll(async () => {
+  const service = useLocalService(async () => {
     keystone = await startKeystone();
     admin = await KeystoneAdmin.login(keystone.url, 'admin', ADMIN_PASSWORD, 'system');
     const serviceProject = await admin.createProject('service');
@@ -46,7 +40,7 @@ describe.skipIf(unavailable !== undefined)('Placement with Keystone authenticati
     tokens.projectReader = await issueToken(keystone.url, 'reader', PASSWORD, { projectId: projects.a });
     tokens.otherMember = await issueToken(keystone.url, 'member', PASSWORD, { projectId: projects.b });
 
-    Object.assign(process.env, {
+    return {
       PLACEMENT_AUTH_STRATEGY: 'keystone',
       PLACEMENT_KEYSTONE_URL: keystone.url,
       PLACEMENT_KEYSTONE_USERNAME: 'placement',
@@ -56,17 +50,11 @@ describe.skipIf(unavailable !== undefined)('Placement with Keystone authenticati
       PLACEMENT_KEYSTONE_CACHE_SECONDS: '0',
       PLACEMENT_ENFORCE_SCOPE: 'true',
       PLACEMENT_ENFORCE_NEW_DEFAULTS: 'true',
-    });
-    // Imported only now: the handlers read the configuration as they load.
-    const { startLocalService } = await import('../../scripts/local/service.js');
-    service = await startLocalService({ port: 0 });
+    };
   });
+  afterAll(() => keystone?.stop());
 
-  afterAll(async () => {
-    await service?.stop();
-    await keystone?.stop();
-    process.env = savedEnvironment;
-  });
+  const as = (token: string | undefined) => service.client({ token, version: '1.39' });
 
   it('serves the version document without a token', async () => {
     expect((await as(undefined)('GET', '/')).status).toBe(200);

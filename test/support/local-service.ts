@@ -21,9 +21,10 @@ export interface ServiceUnderTest {
 
 export function useLocalService(environment?: () => Promise<Environment> | Environment): ServiceUnderTest {
   let service: LocalService | undefined;
-  const saved = { ...process.env };
+  let saved: NodeJS.ProcessEnv | undefined;
   beforeAll(async () => {
     if (environment) {
+      saved = { ...process.env };
       for (const [name, value] of Object.entries(await environment())) {
         if (value === undefined) delete process.env[name];
         else process.env[name] = value;
@@ -36,7 +37,7 @@ export function useLocalService(environment?: () => Promise<Environment> | Envir
   }, 120_000);
   afterAll(async () => {
     await service?.stop();
-    if (environment) process.env = saved;
+    if (saved) process.env = saved;
   });
   const url = () => {
     if (service === undefined) throw new Error('the local service is not running');
