@@ -33,7 +33,8 @@ export interface Provider {
 }
 
 /** What the allocation candidate search reads of a provider: no name, generation or timestamps. */
-export type SearchProvider = Pick<Provider, 'uuid' | 'parentUuid' | 'rootUuid' | 'inventories' | 'usages' | 'traits' | 'aggregates' | 'childCount'>;
+export const SEARCH_FIELDS = ['uuid', 'parentUuid', 'rootUuid', 'inventories', 'usages', 'traits', 'aggregates', 'childCount'] as const;
+export type SearchProvider = Pick<Provider, (typeof SEARCH_FIELDS)[number]>;
 
 export interface Consumer {
   uuid: string;

@@ -102,17 +102,16 @@ export async function searchCandidates(request: CandidateRequest, limits: Search
 
   const seedAggregates = narrowestAggregates(request);
   if (inTreeRoots.size > 0 || seedAggregates !== undefined) {
-    const seeds = await seedRoots(request, inTreeRoots, seedAggregates, known, counter);
-    const trees = await loadTrees(seeds.roots, known, counter);
-    // Only the sharing providers of these trees' aggregates can take part. Those of an aggregate whose
-    // members were listed are known already; only the trees' other aggregates need a read.
+    const seeds = await seedRoots(request, inTreeRoots, seedAggregates, known, treesByRoot, counter);
+    const trees = await loadTrees(seeds.roots, known, counter, treesByRoot);
+    // Only the sharing providers of these trees' aggregates can take part (AnchorTree picks them). Those of an
+    // aggregate whose members were listed are known already; only the trees' other aggregates need a read.
     const aggregates = new Set(trees.flat().flatMap((provider) => provider.aggregates));
-    const unlisted = [...aggregates].filter((aggregate) => !seeds.listed.has(aggregate));
-    const listedSharing = [...known.values()].filter(
-      (provider) => provider.traits.includes(SHARING_TRAIT) && provider.aggregates.some((aggregate) => seeds.listed.has(aggregate) && aggregates.has(aggregate)),
+    remember(await listSharingProviders(counter, [...aggregates].filter((aggregate) => !seeds.listed.has(aggregate))));
+    evaluate(
+      trees,
+      [...known.values()].filter((provider) => provider.traits.includes(SHARING_TRAIT)),
     );
-    const sharing = [...new Map([...listedSharing, ...remember(await listSharingProviders(counter, unlisted))].map((provider) => [provider.uuid, provider])).values()];
-    evaluate(trees, sharing);
   } else {
     const sharing = remember(await listSharingProviders(counter));
     const walk = new ShardWalk(walkFilter(request, sharing), counter);
@@ -148,6 +147,7 @@ async function seedRoots(
   inTreeRoots: Map<string, string>,
   aggregates: string[] | undefined,
   known: Map<string, SearchProvider>,
+  loaded: Map<string, SearchProvider[]>,
   counter: ReadCounter,
 ): Promise<Seeds> {
   const roots = new Set<string>();
@@ -163,7 +163,7 @@ async function seedRoots(
   if (inTreeRoots.size > 0) {
     const root = inTreeRoots.get(request.groups.find((group) => group.inTree !== undefined)!.inTree!)!;
     roots.add(root);
-    const [tree] = await loadTrees([root], known, counter);
+    const [tree] = await loadTrees([root], known, counter, loaded);
     seedSharing = tree!.filter((provider) => provider.traits.includes(SHARING_TRAIT));
   } else {
     seedSharing = (await addMembers(aggregates!)).filter((provider) => provider.traits.includes(SHARING_TRAIT));
@@ -184,10 +184,8 @@ async function usedTrees(
   for (const members of treesByRoot.values()) for (const provider of members) providerRoots.set(provider.uuid, provider.rootUuid);
   for (const provider of known.values()) providerRoots.set(provider.uuid, provider.rootUuid);
   const roots = new Set(candidates.flatMap((candidate) => candidate.resources.map((request) => providerRoots.get(request.provider)!)));
-  const missing = [...roots].filter((root) => !treesByRoot.has(root));
-  const loaded = await loadTrees(missing, known, counter);
   const providers = new Map<string, SearchProvider>();
-  for (const members of [...[...roots].filter((root) => treesByRoot.has(root)).map((root) => treesByRoot.get(root)!), ...loaded]) {
+  for (const members of await loadTrees(roots, known, counter, treesByRoot)) {
     for (const provider of members) providers.set(provider.uuid, provider);
   }
   return providers;

@@ -21,7 +21,7 @@
 import type { SearchProvider } from '../domain/model.js';
 import { SHARING_TRAIT } from '../domain/allocation-candidates.js';
 import { fromSearchItem, SEARCH_PROJECTION } from './providers.js';
-import { batchGet, queryAll, queryPage, type Item } from './reads.js';
+import { batchGet, queryAll, queryPage, withProjection, type Item } from './reads.js';
 import { aggregatePartition, allShards, providerKey, SHARING_PK, sharingPartition, treeGroup } from './keys.js';
 import { BY_GROUP_INDEX, BY_SHARD_INDEX } from './table-definition.js';
 
@@ -58,23 +58,39 @@ export async function listAggregateMembers(aggregates: string[], counter: ReadCo
   return [...new Set(pages.flat().map((item) => item.uuid as string))];
 }
 
-/** Whole trees, by root; a provider without parent or children is a tree by itself and needs no read. */
-export async function loadTrees(roots: Iterable<string>, known: Map<string, SearchProvider>, counter: ReadCounter): Promise<SearchProvider[][]> {
+/**
+ * Whole trees, by root; a provider without parent or children is a tree by
+ * itself and needs no read. Trees already in `loaded` are not read again;
+ * those read are added to it.
+ */
+export async function loadTrees(
+  roots: Iterable<string>,
+  known: Map<string, SearchProvider>,
+  counter: ReadCounter,
+  loaded = new Map<string, SearchProvider[]>(),
+): Promise<SearchProvider[][]> {
   return Promise.all(
     [...new Set(roots)].map(async (root) => {
+      const cached = loaded.get(root);
+      if (cached) return cached;
       const provider = known.get(root);
-      if (provider && provider.parentUuid === null && provider.childCount === 0) return [provider];
-      const items = await queryEverything(
-        {
-          IndexName: BY_GROUP_INDEX.name,
-          KeyConditionExpression: '#pk = :tree',
-          ProjectionExpression: SEARCH_PROJECTION.ProjectionExpression,
-          ExpressionAttributeNames: { ...SEARCH_PROJECTION.ExpressionAttributeNames, '#pk': BY_GROUP_INDEX.partitionKey },
-          ExpressionAttributeValues: { ':tree': treeGroup(root) },
-        },
-        counter,
-      );
-      return items.map(fromSearchItem);
+      const tree =
+        provider && provider.parentUuid === null && provider.childCount === 0
+          ? [provider]
+          : (await queryEverything(
+              withProjection(
+                {
+                  IndexName: BY_GROUP_INDEX.name,
+                  KeyConditionExpression: '#pk = :tree',
+                  ExpressionAttributeNames: { '#pk': BY_GROUP_INDEX.partitionKey },
+                  ExpressionAttributeValues: { ':tree': treeGroup(root) },
+                },
+                SEARCH_PROJECTION,
+              ),
+              counter,
+            )).map(fromSearchItem);
+      loaded.set(root, tree);
+      return tree;
     }),
   );
 }
@@ -147,19 +163,17 @@ export class ShardWalk {
 
   private async advance(cursor: ShardCursor, limit: number): Promise<SearchProvider[][]> {
     const page = await queryPage(
-      {
-        IndexName: BY_SHARD_INDEX.name,
-        KeyConditionExpression: '#spk = :shard',
-        ...this.expression,
-        ProjectionExpression: SEARCH_PROJECTION.ProjectionExpression,
-        ExpressionAttributeNames: {
-          ...this.expression.ExpressionAttributeNames,
-          ...SEARCH_PROJECTION.ExpressionAttributeNames,
-          '#spk': BY_SHARD_INDEX.partitionKey,
+      withProjection(
+        {
+          IndexName: BY_SHARD_INDEX.name,
+          KeyConditionExpression: '#spk = :shard',
+          ...this.expression,
+          ExpressionAttributeNames: { ...this.expression.ExpressionAttributeNames, '#spk': BY_SHARD_INDEX.partitionKey },
+          ExpressionAttributeValues: { ...this.expression.ExpressionAttributeValues, ':shard': cursor.shard },
+          Limit: limit,
         },
-        ExpressionAttributeValues: { ...this.expression.ExpressionAttributeValues, ':shard': cursor.shard },
-        Limit: limit,
-      },
+        SEARCH_PROJECTION,
+      ),
       cursor.start,
     );
     this.counter.items += page.scanned;

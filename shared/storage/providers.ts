@@ -1,6 +1,6 @@
 /** Provider items: reads, and the writes that change them (as transaction writes). */
 import { freeCapacities } from '../domain/capacity.js';
-import type { Inventories, Provider, SearchProvider } from '../domain/model.js';
+import { SEARCH_FIELDS, type Inventories, type Provider, type SearchProvider } from '../domain/model.js';
 import { tableName } from './client.js';
 import { batchGet, getItem, queryAll, type Item, type Projection } from './reads.js';
 import { aggregateMemberKey, allShards, providerIndexKeys, providerKey, providerNameKey, sharingInAggregateKey, sharingMarkerKey, treeGroup, type Key } from './keys.js';
@@ -57,13 +57,10 @@ function toItem(provider: Provider): Item {
   };
 }
 
-/** The attributes of a provider item the candidate search reads. */
-const SEARCH_ATTRIBUTES: (keyof SearchProvider)[] = ['uuid', 'parentUuid', 'rootUuid', 'inventories', 'usages', 'traits', 'aggregates', 'childCount'];
-
 /** Reads only SEARCH_ATTRIBUTES: the search reads thousands of providers, and parsing what it ignores is most of its CPU. */
 export const SEARCH_PROJECTION: Projection = {
-  ProjectionExpression: SEARCH_ATTRIBUTES.map((_, n) => `#a${n}`).join(', '),
-  ExpressionAttributeNames: Object.fromEntries(SEARCH_ATTRIBUTES.map((name, n) => [`#a${n}`, name])),
+  ProjectionExpression: SEARCH_FIELDS.map((_, n) => `#a${n}`).join(', '),
+  ExpressionAttributeNames: Object.fromEntries(SEARCH_FIELDS.map((name, n) => [`#a${n}`, name])),
 };
 
 export function fromSearchItem(item: Item): SearchProvider {
@@ -79,7 +76,7 @@ export function fromSearchItem(item: Item): SearchProvider {
   };
 }
 
-export function fromItem(item: Item): Provider {
+function fromItem(item: Item): Provider {
   return {
     ...fromSearchItem(item),
     name: item.name as string,

@@ -19,6 +19,15 @@ export async function getItem(key: Key): Promise<Item | undefined> {
   return output.Item;
 }
 
+/** A query input that returns only the projection's attributes. */
+export function withProjection<T extends { ExpressionAttributeNames?: Record<string, string> }>(input: T, projection: Projection): T & Projection {
+  return {
+    ...input,
+    ProjectionExpression: projection.ProjectionExpression,
+    ExpressionAttributeNames: { ...input.ExpressionAttributeNames, ...projection.ExpressionAttributeNames },
+  };
+}
+
 /** Strongly consistent reads of many keys, 100 a request, retrying unprocessed keys. */
 export async function batchGet(keys: Key[], projection?: Projection): Promise<Item[]> {
   const items: Item[] = [];
