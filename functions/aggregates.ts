@@ -3,24 +3,19 @@
  * From 1.19 the body carries the provider generation, which PUT checks and bumps;
  * before 1.19 PUT neither checks nor bumps it.
  */
-import { conflict, ErrorCode, objectNotFound } from '../shared/http/errors.js';
+import { conflict, ErrorCode } from '../shared/http/errors.js';
 import { lambdaHandler, type Operations, type Reply } from '../shared/http/lambda.js';
 import type { PlacementRequest } from '../shared/http/request.js';
 import type { Provider } from '../shared/domain/model.js';
 import * as schemas from '../shared/schemas/aggregate.js';
-import { getProvider, providerChangeWrites } from '../shared/storage/providers.js';
+import { providerChangeWrites } from '../shared/storage/providers.js';
 import { commit, withRetries } from '../shared/storage/transaction.js';
+import { loadProvider } from '../shared/http/provider-lookup.js';
 
 /** How often a pre-1.19 PUT (which has no generation to conflict on) re-reads and tries again. */
 const UNVERSIONED_RETRIES = 5;
 
 const WITH_GENERATION = '1.19';
-
-async function loadProvider(uuid: string): Promise<Provider> {
-  const provider = await getProvider(uuid);
-  if (provider === undefined) throw objectNotFound(`No resource provider with uuid ${uuid} found`);
-  return provider;
-}
 
 function aggregatesReply(request: PlacementRequest, provider: Provider, aggregates: string[]): Reply {
   const body: Record<string, unknown> = { aggregates };

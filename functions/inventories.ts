@@ -1,5 +1,5 @@
 /** Inventories of a resource provider: list, show, create one, replace all, update one, delete one, delete all. */
-import { badRequest, conflict, ErrorCode, HttpError, notFound, objectNotFound } from '../shared/http/errors.js';
+import { badRequest, conflict, ErrorCode, HttpError, notFound } from '../shared/http/errors.js';
 import { lambdaHandler, type Operations, type Reply } from '../shared/http/lambda.js';
 import { logger } from '../shared/http/logger.js';
 import type { PlacementRequest } from '../shared/http/request.js';
@@ -22,9 +22,10 @@ import {
 import { isStandardResourceClass } from '../shared/domain/standard-catalog.js';
 import { isCustomName } from '../shared/domain/catalog-names.js';
 import * as schemas from '../shared/schemas/inventory.js';
-import { getProvider, providerChangeWrites, type ProviderChangeErrors } from '../shared/storage/providers.js';
+import { providerChangeWrites, type ProviderChangeErrors } from '../shared/storage/providers.js';
 import { resourceClasses } from '../shared/storage/catalog.js';
 import { commit, withRetries } from '../shared/storage/transaction.js';
+import { loadProvider } from '../shared/http/provider-lookup.js';
 
 /** How many times a write is tried again when the provider changed between read and write. */
 const RETRIES = 3;
@@ -32,16 +33,6 @@ const RETRIES = 3;
 const noSuchClass = (name: string) => `No such resource class ${name}.`;
 
 /** Reads the provider; a missing one is upstream's 404 with the given sentence after the uuid one. */
-async function loadProvider(uuid: string, separator?: ' : ' | ': '): Promise<Provider> {
-  const provider = await getProvider(uuid);
-  if (provider === undefined) {
-    const sentence = `No resource provider with uuid ${uuid} found`;
-    // Only the handlers that repeat the sentence catch the lookup error themselves (and so answer with Vary).
-    throw separator === undefined ? objectNotFound(sentence) : notFound(`${sentence}${separator}${sentence}`);
-  }
-  return provider;
-}
-
 const classExists = async (name: string): Promise<boolean> => (await resourceClasses.missing([name])).length === 0;
 
 /** The first class that cannot exist whatever the catalog holds (neither standard nor custom). */

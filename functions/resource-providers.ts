@@ -1,6 +1,6 @@
 /** Resource providers: list, create, show, update (rename, re-parent), delete. */
 import { randomUUID } from 'node:crypto';
-import { badRequest, conflict, ErrorCode, notFound, objectNotFound } from '../shared/http/errors.js';
+import { badRequest, conflict, ErrorCode, notFound } from '../shared/http/errors.js';
 import { lambdaHandler, type Operations } from '../shared/http/lambda.js';
 import type { PlacementRequest } from '../shared/http/request.js';
 import { validateQuery } from '../shared/http/validation.js';
@@ -14,6 +14,7 @@ import { findProviderUuidByName, getProvider, getProviders, listProviders, listT
 import { resourceClasses, traits } from '../shared/storage/catalog.js';
 import { commit } from '../shared/storage/transaction.js';
 import { listProviderAllocations } from '../shared/storage/consumers.js';
+import { loadProvider } from '../shared/http/provider-lookup.js';
 
 const providerPath = (uuid: string) => `/resource_providers/${uuid}`;
 
@@ -44,12 +45,6 @@ function serialize(request: PlacementRequest, provider: Provider) {
 
 const latest = (providers: Provider[]) =>
   providers.length === 0 ? undefined : new Date(Math.max(...providers.map((provider) => Date.parse(provider.updatedAt))));
-
-export async function loadProvider(uuid: string): Promise<Provider> {
-  const provider = await getProvider(uuid);
-  if (provider === undefined) throw objectNotFound(`No resource provider with uuid ${uuid} found`);
-  return provider;
-}
 
 function listQuerySchema(request: PlacementRequest) {
   if (request.isAtLeast('1.18')) return schemas.LIST_RESOURCE_PROVIDERS_QUERY_1_18;

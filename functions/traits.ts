@@ -2,7 +2,7 @@
  * Traits: the catalog (GET /traits, GET/PUT/DELETE /traits/{name}) and the
  * trait set of one provider (GET/PUT/DELETE /resource_providers/{uuid}/traits).
  */
-import { badRequest, conflict, ErrorCode, notFound, objectNotFound } from '../shared/http/errors.js';
+import { badRequest, conflict, ErrorCode, notFound } from '../shared/http/errors.js';
 import { lambdaHandler, type Operations, type Reply } from '../shared/http/lambda.js';
 import type { PlacementRequest } from '../shared/http/request.js';
 import { validateQuery } from '../shared/http/validation.js';
@@ -22,22 +22,13 @@ import {
 import type { Provider } from '../shared/domain/model.js';
 import * as schemas from '../shared/schemas/trait.js';
 import { traits, type CatalogEntry } from '../shared/storage/catalog.js';
-import { getProvider, listProviders, providerChangeWrites } from '../shared/storage/providers.js';
+import { listProviders, providerChangeWrites } from '../shared/storage/providers.js';
 import { commit } from '../shared/storage/transaction.js';
+import { loadProvider } from '../shared/http/provider-lookup.js';
 
 const NO_CACHE = { 'cache-control': 'no-cache' };
 
 const traitNotFound = (name: string) => notFound(`No such trait(s): ${name}.`);
-
-async function loadProvider(uuid: string, detailed = false): Promise<Provider> {
-  const provider = await getProvider(uuid);
-  if (provider === undefined) {
-    const message = `No resource provider with uuid ${uuid} found`;
-    // Listing a provider's traits repeats the lookup error after its own sentence.
-    throw detailed ? notFound(`${message}: ${message}`) : objectNotFound(message);
-  }
-  return provider;
-}
 
 /**
  * The body listing trait names; from 1.15 Last-Modified is the latest change
@@ -112,7 +103,7 @@ async function deleteTrait(request: PlacementRequest): Promise<Reply> {
 }
 
 async function listProviderTraits(request: PlacementRequest): Promise<Reply> {
-  const provider = await loadProvider(request.param('uuid'), true);
+  const provider = await loadProvider(request.param('uuid'), ': ');
   const body = { traits: provider.traits, resource_provider_generation: provider.generation };
   if (!request.isAtLeast('1.15')) return { status: 200, body };
   return { status: 200, body, lastModified: latestChange(await providerTraitEntries(provider)) ?? new Date() };

@@ -1,22 +1,17 @@
 /** Usages: one provider's usage per class, and a project's (or user's) total usage. */
-import { notFound } from '../shared/http/errors.js';
 import { lambdaHandler, type Operations, type Reply } from '../shared/http/lambda.js';
 import type { PlacementRequest } from '../shared/http/request.js';
 import { validateQuery } from '../shared/http/validation.js';
 import { providerUsages, totalUsages, usagesByConsumerType } from '../shared/domain/usages.js';
 import * as schemas from '../shared/schemas/usage.js';
-import { getProvider } from '../shared/storage/providers.js';
 import { listProjectConsumers } from '../shared/storage/consumers.js';
+import { loadProvider } from '../shared/http/provider-lookup.js';
 
 // Usage is "what is held now": no Last-Modified is passed, so the response says now (from 1.15).
 
 async function listProviderUsages(request: PlacementRequest): Promise<Reply> {
   const uuid = request.param('uuid');
-  const provider = await getProvider(uuid);
-  if (provider === undefined) {
-    const sentence = `No resource provider with uuid ${uuid} found`;
-    throw notFound(`${sentence}: ${sentence}`);
-  }
+  const provider = await loadProvider(uuid, ': ');
   return { status: 200, body: { resource_provider_generation: provider.generation, usages: providerUsages(provider) } };
 }
 

@@ -24,7 +24,7 @@ import type { Consumer, Provider, Resources } from './model.js';
 import type { ConsumerChange, ProviderUsageChange } from '../storage/consumers.js';
 
 /** Project and user recorded for consumers written before 1.8, which could not name them. */
-export const INCOMPLETE_CONSUMER_ID = '00000000-0000-0000-0000-000000000000';
+const INCOMPLETE_CONSUMER_ID = '00000000-0000-0000-0000-000000000000';
 
 /** What one request wants for one consumer. */
 export interface DesiredConsumer {
