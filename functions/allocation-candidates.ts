@@ -92,7 +92,7 @@ interface CandidateEntry {
 }
 
 /**
- * The response body, cut short if it would pass Lambda's response limit:
+ * The response body as JSON, cut short if it would pass Lambda's response limit:
  * before 1.29 the summaries cover only the providers a candidate uses, from
  * 1.29 their whole trees.
  */
@@ -115,9 +115,9 @@ function responseBody(request: PlacementRequest, parsed: CandidateRequest, candi
     const summaries = added.map((provider): [string, unknown] => [provider.uuid, providerSummary(request, provider, requestedClasses)]);
     return { body: allocationRequestBody(request, candidate), summaries };
   });
-  const whole = assemble(entries);
   // Measuring each candidate costs more than the whole response; only an oversized one is cut.
-  return JSON.stringify(whole).length <= RESPONSE_BYTES ? whole : assemble(entriesWithin(entries, RESPONSE_BYTES));
+  const whole = JSON.stringify(assemble(entries));
+  return whole.length <= RESPONSE_BYTES ? whole : JSON.stringify(assemble(entriesWithin(entries, RESPONSE_BYTES)));
 }
 
 function assemble(entries: CandidateEntry[]) {
@@ -143,7 +143,7 @@ async function listAllocationCandidates(request: PlacementRequest): Promise<Repl
   await checkNamesExist(parsed);
   const result = await searchCandidates(parsed, { maxCandidates: config.maxAllocationCandidates, maxSteps: SEARCH_STEPS });
   logger.info('allocation candidate search', { candidates: result.candidates.length, itemsRead: result.itemsRead, truncated: result.truncated });
-  return { status: 200, body: responseBody(request, parsed, result.candidates, result.providers), lastModified: new Date() };
+  return { status: 200, json: responseBody(request, parsed, result.candidates, result.providers), lastModified: new Date() };
 }
 
 export const operations: Operations = {

@@ -23,6 +23,8 @@ import { logContext } from './middleware/log-context.js';
 export interface Reply {
   status: number;
   body?: unknown;
+  /** The body already serialised, for a handler that had to serialise it anyway (to measure it). */
+  json?: string;
   headers?: Record<string, string>;
   /**
    * When the resource last changed (Last-Modified from 1.15). Unset on a 200:
@@ -49,11 +51,11 @@ function toResult(reply: Reply, request: PlacementRequest): APIGatewayProxyStruc
   const headers: Record<string, string> = { ...reply.headers };
   const lastModified = reply.lastModified === undefined && reply.status === 200 ? new Date() : reply.lastModified;
   if (lastModified && request.isAtLeast('1.15')) headers['last-modified'] = lastModified.toUTCString();
-  if (reply.body === undefined) return { statusCode: reply.status, headers, body: '' };
+  if (reply.body === undefined && reply.json === undefined) return { statusCode: reply.status, headers, body: '' };
   return {
     statusCode: reply.status,
     headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify(reply.body),
+    body: reply.json ?? JSON.stringify(reply.body),
   };
 }
 
