@@ -8,9 +8,11 @@
  * It always answers isAuthorized: true. API Gateway can only refuse with its
  * own 403 {"message":"Forbidden"}, while clients expect upstream's 401 (bad
  * token) and 503 (Keystone down); the handlers answer those from the context.
- * Deploy it without identity sources and with result caching off (a missing
- * token would otherwise get API Gateway's own 401, and an "unavailable"
- * outcome would be cached); valid tokens are cached in this Lambda instead.
+ * The stack lets API Gateway cache its answers per X-Auth-Token (60 s by
+ * default): a request without a token then gets API Gateway's own 401, and an
+ * "unavailable" outcome is cached for that long. With the cache off
+ * (`authorizerCacheTtlSeconds=0`) every request reaches this function, which
+ * caches valid tokens itself (README, `authorizerCacheTtlSeconds`).
  */
 import type { APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerWithContextResult } from 'aws-lambda';
 import {

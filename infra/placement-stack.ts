@@ -65,12 +65,9 @@ export class PlacementStack extends Stack {
     } else {
       Annotations.of(this).addWarningV2('placement:noauth2', 'auth=noauth2: anyone who can reach the API can act as admin. For throw-away test deployments only.');
     }
-    const environment = {
-      ...settings.environment,
-      ...auth,
-      PLACEMENT_TABLE_NAME: table.tableName,
-      PLACEMENT_STAGE: settings.stage,
-    };
+    // The authorizer gets the same environment without the table, which it never reads.
+    const authorizerEnvironment = { ...settings.environment, ...auth, PLACEMENT_STAGE: settings.stage };
+    const environment = { ...authorizerEnvironment, PLACEMENT_TABLE_NAME: table.tableName };
 
     const handlers = new HandlerFunctions(this, 'Handlers', {
       table,
@@ -82,7 +79,7 @@ export class PlacementStack extends Stack {
       entry: AUTHORIZER_ENTRY,
       description: 'Placement X-Auth-Token authorizer',
       settings: settings.functions.authorizer,
-      environment: { ...settings.environment, ...auth, PLACEMENT_STAGE: settings.stage },
+      environment: authorizerEnvironment,
       logRetentionDays: settings.logRetentionDays,
     });
     secret?.grantRead(authorizer);

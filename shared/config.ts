@@ -6,7 +6,8 @@ function flag(name: string): boolean {
   return /^(1|true|yes|on)$/i.test(process.env[name] ?? '');
 }
 
-function list(value: string | undefined): string[] {
+/** A comma-separated setting or header as its non-empty, trimmed items. */
+export function commaSeparated(value: string | undefined): string[] {
   return (value ?? '')
     .split(',')
     .map((item) => item.trim())
@@ -64,19 +65,19 @@ export const config = {
   },
   /** CORS, oslo.middleware's [cors] options with upstream Placement's defaults; no allowed origin turns CORS off. */
   get corsAllowedOrigins(): string[] {
-    return list(process.env.PLACEMENT_CORS_ALLOWED_ORIGIN);
+    return commaSeparated(process.env.PLACEMENT_CORS_ALLOWED_ORIGIN);
   },
   get corsAllowHeaders(): string[] {
-    return list(
+    return commaSeparated(
       process.env.PLACEMENT_CORS_ALLOW_HEADERS ??
         'X-Auth-Token,X-Openstack-Request-Id,X-Identity-Status,X-Roles,X-Service-Catalog,X-User-Id,X-Tenant-Id,OpenStack-API-Version',
     );
   },
   get corsExposeHeaders(): string[] {
-    return list(process.env.PLACEMENT_CORS_EXPOSE_HEADERS ?? 'X-Auth-Token,X-Openstack-Request-Id,X-Subject-Token,X-Service-Token,OpenStack-API-Version');
+    return commaSeparated(process.env.PLACEMENT_CORS_EXPOSE_HEADERS ?? 'X-Auth-Token,X-Openstack-Request-Id,X-Subject-Token,X-Service-Token,OpenStack-API-Version');
   },
   get corsAllowMethods(): string[] {
-    return list(process.env.PLACEMENT_CORS_ALLOW_METHODS ?? 'GET,PUT,POST,DELETE,PATCH');
+    return commaSeparated(process.env.PLACEMENT_CORS_ALLOW_METHODS ?? 'GET,PUT,POST,DELETE,PATCH');
   },
   get corsAllowCredentials(): boolean {
     return !/^(0|false|no|off)$/i.test(process.env.PLACEMENT_CORS_ALLOW_CREDENTIALS ?? 'true');

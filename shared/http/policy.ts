@@ -25,14 +25,11 @@ function readPolicyFile(path: string): Record<string, string> {
 export function policy(): Policy {
   if (current === undefined) {
     const file = config.policyFile;
+    const overrides = file === undefined ? undefined : readPolicyFile(file);
     try {
-      current = buildPolicy(defaults.rules, {
-        enforceNewDefaults: config.enforceNewDefaults,
-        enforceScope: config.enforceScope,
-        overrides: file === undefined ? undefined : readPolicyFile(file),
-      });
+      current = buildPolicy(defaults.rules, { enforceNewDefaults: config.enforceNewDefaults, enforceScope: config.enforceScope, overrides });
     } catch (error) {
-      if (file === undefined || (error as Error).message.startsWith('PLACEMENT_POLICY_FILE')) throw error;
+      if (file === undefined) throw error;
       throw new Error(`PLACEMENT_POLICY_FILE ${file}: ${(error as Error).message}`);
     }
   }

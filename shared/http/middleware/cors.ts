@@ -8,7 +8,7 @@
  */
 import type middy from '@middy/core';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { config } from '../../config.js';
+import { commaSeparated, config } from '../../config.js';
 import type { PlacementRequest } from '../request.js';
 import type { LambdaRequest } from '../lambda.js';
 
@@ -24,13 +24,6 @@ export interface CorsOptions {
 /** Headers a browser may always send (CORS "simple" request headers, as oslo lists them). */
 const SIMPLE_HEADERS = ['cache-control', 'content-language', 'content-type', 'expires', 'last-modified', 'pragma'];
 
-function splitList(value: string | undefined): string[] {
-  return (value ?? '')
-    .split(',')
-    .map((item) => item.trim())
-    .filter(Boolean);
-}
-
 /** The origin to echo: the request's when listed, "*" when a wildcard is listed, else undefined (not allowed). */
 function allowedOrigin(options: CorsOptions, origin: string | undefined): string | undefined {
   if (origin === undefined) return undefined;
@@ -42,7 +35,7 @@ function preflightHeaders(options: CorsOptions, request: PlacementRequest): Reco
   const origin = allowedOrigin(options, request.header('origin'));
   const method = request.header('access-control-request-method');
   if (origin === undefined || method === undefined || !options.allowMethods.includes(method)) return {};
-  const requested = splitList(request.header('access-control-request-headers'));
+  const requested = commaSeparated(request.header('access-control-request-headers'));
   const permitted = new Set([...options.allowHeaders.map((header) => header.toLowerCase()), ...SIMPLE_HEADERS]);
   if (!requested.every((header) => permitted.has(header.toLowerCase()))) return {};
   return {

@@ -46,12 +46,13 @@ function pythonJson(value: unknown): string {
 function render(error: HttpError, requestId: string, accept: string | undefined, withCode: boolean) {
   if (typeof error.bare === 'object') return { type: 'application/json', body: pythonJson(error.bare.document) };
   const status = `${error.status} ${error.title}`;
+  const explained = `${error.explanationSentence}<br /><br />\n${error.message}\n\n`;
   switch (bareType(accept)) {
     case 'json':
       if (error.bare) {
         return {
           type: 'application/json',
-          body: pythonJson({ message: `${error.explanationSentence}<br /><br />\n${error.message}\n\n`, code: status, title: error.title }),
+          body: pythonJson({ message: explained, code: status, title: error.title }),
         };
       }
       return {
@@ -71,9 +72,7 @@ function render(error: HttpError, requestId: string, accept: string | undefined,
       };
     case 'html': {
       const text =
-        error.htmlExplanation === undefined
-          ? `${error.explanationSentence}<br /><br />\n${error.message}\n\n`
-          : `${error.htmlExplanation}<br /><br />\n${error.message}`;
+        error.htmlExplanation === undefined ? explained : `${error.htmlExplanation}<br /><br />\n${error.message}`;
       return {
         type: 'text/html; charset=UTF-8',
         body: `<html>\n <head>\n  <title>${status}</title>\n </head>\n <body>\n  <h1>${status}</h1>\n  ${text}\n </body>\n</html>`,

@@ -35,6 +35,11 @@ const toStdout: MetricsWriter = (line) => {
   process.stdout.write(`${line}\n`);
 };
 
+/** The embedded-metric-format declaration, the same for every record. */
+const METRIC_DEFINITIONS = [
+  { Namespace: METRICS_NAMESPACE, Dimensions: [['Stage']], Metrics: Object.entries(REQUEST_METRICS).map(([Name, Unit]) => ({ Name, Unit })) },
+];
+
 function record(request: LambdaRequest, latencyMs: number): Record<string, unknown> {
   const placement = request.context.placement;
   const route = placement?.match?.route;
@@ -52,13 +57,7 @@ function record(request: LambdaRequest, latencyMs: number): Record<string, unkno
   return {
     _aws: {
       Timestamp: Date.now(),
-      CloudWatchMetrics: [
-        {
-          Namespace: METRICS_NAMESPACE,
-          Dimensions: [['Stage']],
-          Metrics: Object.entries(REQUEST_METRICS).map(([Name, Unit]) => ({ Name, Unit })),
-        },
-      ],
+      CloudWatchMetrics: METRIC_DEFINITIONS,
     },
     Stage: config.stage,
     ...values,
