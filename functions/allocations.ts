@@ -11,9 +11,8 @@ import { badRequest, conflict, ErrorCode, notFound } from '../shared/http/errors
 import { lambdaHandler, type Operations, type Reply } from '../shared/http/lambda.js';
 import type { PlacementRequest } from '../shared/http/request.js';
 import type { JsonSchema } from '../shared/http/validation.js';
-import { desiredConsumer, planClaim, planRemoval, providersInvolved, type ConsumerBody, type DesiredConsumer } from '../shared/domain/claims.js';
+import { allocatedClasses, desiredConsumer, planClaim, planRemoval, providersInvolved, type ConsumerBody, type DesiredConsumer } from '../shared/domain/claims.js';
 import { UNKNOWN_CONSUMER_TYPE, type Consumer, type Resources } from '../shared/domain/model.js';
-import { isStandardResourceClass } from '../shared/domain/standard-catalog.js';
 import { isUuidLike, normalizeUuid } from '../shared/domain/uuid.js';
 import * as schemas from '../shared/schemas/allocation.js';
 import { config } from '../shared/config.js';
@@ -38,26 +37,12 @@ function postSchema(request: PlacementRequest): JsonSchema {
   return schemas.POST_ALLOCATIONS_1_13;
 }
 
-/** The requested custom resource classes that do not exist. */
-async function unknownClasses(desired: DesiredConsumer[]): Promise<Set<string>> {
-  const names = new Set(desired.flatMap((want) => Object.values(want.allocations).flatMap((resources) => Object.keys(resources))));
-  const unknown = new Set<string>();
-  await Promise.all(
-    [...names]
-      .filter((name) => !isStandardResourceClass(name))
-      .map(async (name) => {
-        if ((await resourceClasses.get(name)) === undefined) unknown.add(name);
-      }),
-  );
-  return unknown;
-}
-
 /**
  * Reads the consumers and providers involved, plans the claim and writes it,
  * again on fresh state while concurrent claims get in the way.
  */
 async function claim(desired: DesiredConsumer[], form: 'put' | 'post'): Promise<void> {
-  const unknown = await unknownClasses(desired);
+  const unknown = new Set(await resourceClasses.missing(allocatedClasses(desired)));
   await withRetries(config.claimRetries, async () => {
     const consumers = await getConsumers(desired.map((want) => want.uuid));
     const providers = await getProviders(providersInvolved(desired, consumers));

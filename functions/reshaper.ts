@@ -7,7 +7,7 @@ import { conflict, ErrorCode } from '../shared/http/errors.js';
 import { lambdaHandler, type Operations, type Reply } from '../shared/http/lambda.js';
 import type { PlacementRequest } from '../shared/http/request.js';
 import type { JsonSchema } from '../shared/http/validation.js';
-import { desiredConsumer, providersInvolved, type ConsumerBody } from '../shared/domain/claims.js';
+import { allocatedClasses, desiredConsumer, providersInvolved, type ConsumerBody } from '../shared/domain/claims.js';
 import { inventoryWithDefaults, isWellFormedInventory } from '../shared/domain/inventory.js';
 import type { Inventories } from '../shared/domain/model.js';
 import { planReshape, unknownReshapeClass, type DesiredInventories } from '../shared/domain/reshape.js';
@@ -53,7 +53,7 @@ async function reshape(request: PlacementRequest): Promise<Reply> {
   const missing = new Set(
     await resourceClasses.missing([
       ...inventories.flatMap((want) => Object.keys(want.inventories)),
-      ...desired.flatMap((want) => Object.values(want.allocations).flatMap((resources) => Object.keys(resources))),
+      ...allocatedClasses(desired),
     ]),
   );
 

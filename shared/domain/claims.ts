@@ -42,6 +42,11 @@ export interface DesiredConsumer {
   allocations: Record<string, Resources>;
 }
 
+/** Every resource class the consumers ask for. */
+export function allocatedClasses(desired: DesiredConsumer[]): string[] {
+  return [...new Set(desired.flatMap((want) => Object.values(want.allocations).flatMap((resources) => Object.keys(resources))))];
+}
+
 /** One consumer's entry of a PUT /allocations/{uuid}, POST /allocations or POST /reshaper body, after schema validation. */
 export interface ConsumerBody {
   allocations: Record<string, { resources: Resources; generation?: number }> | { resource_provider: { uuid: string }; resources: Resources }[];

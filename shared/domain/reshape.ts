@@ -20,7 +20,7 @@
  */
 import { conflict, ErrorCode, HttpError } from '../http/errors.js';
 import { checkClaimTargets, planClaim, type ClaimState, type DesiredConsumer } from './claims.js';
-import { classesInUse, diffInventories, inUseMessage } from './inventory.js';
+import { replacementProblem } from './inventory.js';
 import type { Inventories, Provider, Resources } from './model.js';
 import type { ConsumerChange, ProviderUsageChange } from '../storage/consumers.js';
 
@@ -97,8 +97,8 @@ export function planReshape(inventories: DesiredInventories[], desired: DesiredC
     const before = read[index]!;
     const change = claimed.get(before.uuid);
     const usages = withDeltas(before.usages, change?.deltas ?? {});
-    const inUse = classesInUse(usages, diffInventories(before.inventories, want.inventories).removed);
-    if (inUse.length > 0) throw conflict(`update conflict: ${inUseMessage(inUse, before.uuid)}`, ErrorCode.INVENTORY_INUSE);
+    const problem = replacementProblem({ uuid: before.uuid, inventories: before.inventories, usages }, want.inventories);
+    if (problem) throw conflict(`update conflict: ${problem}`, ErrorCode.INVENTORY_INUSE);
     const bumps = (Object.keys(want.inventories).length > 0 ? 1 : 0) + (change !== undefined && (change.bumpGeneration ?? true) ? 1 : 0) + 1;
     const after: Provider = { ...before, inventories: want.inventories, usages, generation: before.generation + bumps, updatedAt: now };
     return { before, after };
