@@ -19,7 +19,7 @@ import { config } from '../shared/config.js';
 import { resourceClasses } from '../shared/storage/catalog.js';
 import { getConsumer, getConsumers, listProviderAllocations, writeClaim } from '../shared/storage/consumers.js';
 import { getProvider, getProviders } from '../shared/storage/providers.js';
-import { ConcurrentUpdate, withRetries } from '../shared/storage/transaction.js';
+import { withRetries } from '../shared/storage/transaction.js';
 
 function putSchema(request: PlacementRequest): JsonSchema {
   if (request.isAtLeast('1.38')) return schemas.PUT_ALLOCATIONS_1_38;
@@ -43,19 +43,18 @@ function postSchema(request: PlacementRequest): JsonSchema {
  */
 async function claim(desired: DesiredConsumer[], form: 'put' | 'post'): Promise<void> {
   const unknown = new Set(await resourceClasses.missing(allocatedClasses(desired)));
-  await withRetries(config.claimRetries, async () => {
-    const consumers = await getConsumers(desired.map((want) => want.uuid));
-    const providers = await getProviders(providersInvolved(desired, consumers));
-    const now = new Date().toISOString();
-    const plan = planClaim(desired, { consumers, providers, classExists: (name) => !unknown.has(name) }, now, { form });
-    await writeClaim(plan.consumers, plan.providers, now);
-  }).catch((error: unknown) => {
+  await withRetries(
+    config.claimRetries,
+    async () => {
+      const consumers = await getConsumers(desired.map((want) => want.uuid));
+      const providers = await getProviders(providersInvolved(desired, consumers));
+      const now = new Date().toISOString();
+      const plan = planClaim(desired, { consumers, providers, classExists: (name) => !unknown.has(name) }, now, { form });
+      await writeClaim(plan.consumers, plan.providers, now);
+    },
     // Out of retries: upstream's wording for a claim that kept losing the race.
-    if (error instanceof ConcurrentUpdate) {
-      throw conflict(`Inventory and/or allocations changed while attempting to allocate: ${error.message}`, ErrorCode.CONCURRENT_UPDATE);
-    }
-    throw error;
-  });
+    (error) => conflict(`Inventory and/or allocations changed while attempting to allocate: ${error.message}`, ErrorCode.CONCURRENT_UPDATE),
+  );
 }
 
 const noContent = (): Reply => ({ status: 204 });

@@ -11,7 +11,7 @@ import {
   firstCapacityProblem,
   inUseMessage,
   inventoryWithDefaults,
-  isWellFormedInventory,
+  inventoriesFromRecords,
   overCapacityClasses,
   replacementProblem,
   serializeInventories,
@@ -157,11 +157,7 @@ async function replaceInventories(request: PlacementRequest): Promise<Reply> {
 
   // Records under names the schema's pattern does not cover were not validated: any that is not
   // even shaped like an inventory names a class that cannot exist.
-  const inventories: Inventories = {};
-  for (const [resourceClass, record] of Object.entries(body.inventories)) {
-    if (!isWellFormedInventory(record)) throw unknownClass(resourceClass);
-    inventories[resourceClass] = inventoryWithDefaults(record);
-  }
+  const inventories = inventoriesFromRecords(body.inventories, unknownClass);
   const problem = firstCapacityProblem(inventories, uuid, reservedMayEqualTotal(request));
   if (problem !== undefined) throw badRequest(`Unable to update inventory for resource provider ${uuid}: ${problem}`);
 

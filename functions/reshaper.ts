@@ -8,15 +8,14 @@ import { lambdaHandler, type Operations, type Reply } from '../shared/http/lambd
 import type { PlacementRequest } from '../shared/http/request.js';
 import type { JsonSchema } from '../shared/http/validation.js';
 import { allocatedClasses, desiredConsumer, providersInvolved, type ConsumerBody } from '../shared/domain/claims.js';
-import { inventoryWithDefaults, isWellFormedInventory } from '../shared/domain/inventory.js';
-import type { Inventories } from '../shared/domain/model.js';
+import { inventoriesFromRecords } from '../shared/domain/inventory.js';
 import { planReshape, unknownReshapeClass, type DesiredInventories } from '../shared/domain/reshape.js';
 import * as schemas from '../shared/schemas/reshaper.js';
 import { config } from '../shared/config.js';
 import { resourceClasses } from '../shared/storage/catalog.js';
 import { getConsumers, writeReshape } from '../shared/storage/consumers.js';
 import { getProviders } from '../shared/storage/providers.js';
-import { ConcurrentUpdate, withRetries } from '../shared/storage/transaction.js';
+import { withRetries } from '../shared/storage/transaction.js';
 
 interface ReshaperBody {
   inventories: Record<string, { resource_provider_generation: number; inventories: Record<string, unknown> }>;
@@ -29,25 +28,12 @@ function schema(request: PlacementRequest): JsonSchema {
   return schemas.POST_RESHAPER_1_30;
 }
 
-/**
- * Records under names the schema's class pattern does not cover were not
- * validated; such a name can never be a class, which is what upstream answers.
- */
-function withDefaults(records: Record<string, unknown>): Inventories {
-  const inventories: Inventories = {};
-  for (const [resourceClass, record] of Object.entries(records)) {
-    if (!isWellFormedInventory(record)) throw unknownReshapeClass(resourceClass);
-    inventories[resourceClass] = inventoryWithDefaults(record);
-  }
-  return inventories;
-}
-
 async function reshape(request: PlacementRequest): Promise<Reply> {
   const body = request.json<ReshaperBody>(schema(request));
   const inventories: DesiredInventories[] = Object.entries(body.inventories).map(([providerUuid, entry]) => ({
     providerUuid,
     generation: entry.resource_provider_generation,
-    inventories: withDefaults(entry.inventories),
+    inventories: inventoriesFromRecords(entry.inventories, unknownReshapeClass),
   }));
   const desired = Object.entries(body.allocations).map(([uuid, entry]) => desiredConsumer(uuid, entry, request.version));
   const missing = new Set(
@@ -59,16 +45,17 @@ async function reshape(request: PlacementRequest): Promise<Reply> {
 
   // A retry reads afresh and checks the client's generations again, so only
   // changes that left them intact (as upstream's allocation retries) succeed.
-  await withRetries(config.claimRetries, async () => {
-    const consumers = await getConsumers(desired.map((want) => want.uuid));
-    const providers = await getProviders([...inventories.map((want) => want.providerUuid), ...providersInvolved(desired, consumers)]);
-    const now = new Date().toISOString();
-    const plan = planReshape(inventories, desired, { consumers, providers, classExists: (name) => !missing.has(name) }, now);
-    await writeReshape(plan, now, { onUnknownResourceClass: unknownReshapeClass });
-  }).catch((error: unknown) => {
-    if (error instanceof ConcurrentUpdate) throw conflict(`update conflict: ${error.message}`, ErrorCode.CONCURRENT_UPDATE);
-    throw error;
-  });
+  await withRetries(
+    config.claimRetries,
+    async () => {
+      const consumers = await getConsumers(desired.map((want) => want.uuid));
+      const providers = await getProviders([...inventories.map((want) => want.providerUuid), ...providersInvolved(desired, consumers)]);
+      const now = new Date().toISOString();
+      const plan = planReshape(inventories, desired, { consumers, providers, classExists: (name) => !missing.has(name) }, now);
+      await writeReshape(plan, now, { onUnknownResourceClass: unknownReshapeClass });
+    },
+    (error) => conflict(`update conflict: ${error.message}`, ErrorCode.CONCURRENT_UPDATE),
+  );
   return { status: 204 };
 }
 

@@ -35,6 +35,20 @@ export function inventoryWithDefaults(fields: InventoryFields): Inventory {
   return inventory;
 }
 
+/**
+ * Inventory records as inventories, defaults filled in. A record under a
+ * name the schema's class pattern does not cover was not validated: such a
+ * name can never be a class, and `onMalformed` names the error upstream gives.
+ */
+export function inventoriesFromRecords(records: Record<string, unknown>, onMalformed: (resourceClass: string) => Error): Inventories {
+  const inventories: Inventories = {};
+  for (const [resourceClass, record] of Object.entries(records)) {
+    if (!isWellFormedInventory(record)) throw onMalformed(resourceClass);
+    inventories[resourceClass] = inventoryWithDefaults(record);
+  }
+  return inventories;
+}
+
 /** True when every field of the record is a number (a record the schema did not check may hold anything). */
 export function isWellFormedInventory(fields: unknown): fields is InventoryFields {
   if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) return false;

@@ -52,13 +52,18 @@ export async function commit(writes: Write[]): Promise<void> {
   }
 }
 
-/** Runs `attempt` again while it fails with ConcurrentUpdate, at most `retries` more times. */
-export async function withRetries<T>(retries: number, attempt: () => Promise<T>): Promise<T> {
+/**
+ * Runs `attempt` again while it fails with ConcurrentUpdate, at most
+ * `retries` more times; then throws `onExhausted`'s error (by default the
+ * ConcurrentUpdate itself).
+ */
+export async function withRetries<T>(retries: number, attempt: () => Promise<T>, onExhausted?: (error: ConcurrentUpdate) => Error): Promise<T> {
   for (let n = 0; ; n++) {
     try {
       return await attempt();
     } catch (error) {
-      if (!(error instanceof ConcurrentUpdate) || n >= retries) throw error;
+      if (!(error instanceof ConcurrentUpdate)) throw error;
+      if (n >= retries) throw onExhausted?.(error) ?? error;
       // Jittered back-off spreads contending writers out so one of them wins each round.
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * (n + 1)));
     }
