@@ -96,7 +96,6 @@ function lambdaContext(name: string): Context {
 
 /** Runs our authorizer like API Gateway does and puts its context where API Gateway puts it. */
 async function authorize(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyEventV2> {
-  if (event.routeKey === 'GET /') return event;
   const { context } = await authorizer({
     version: '2.0',
     type: 'REQUEST',
@@ -114,10 +113,12 @@ async function authorize(event: APIGatewayProxyEventV2): Promise<APIGatewayProxy
 }
 
 async function dispatch(handlers: HandlerModules, request: HttpRequest, body: string | undefined): Promise<APIGatewayProxyStructuredResultV2> {
-  const event = await authorize(toEvent(request, body));
+  const event = toEvent(request, body);
   const match = matchRoute(event.requestContext.http.method, event.rawPath);
+  // As in the deployed API (infra/constructs/api.ts): only a route without a policy rule skips the authorizer.
+  const isPublic = match !== undefined && match.route.policy === undefined;
   const name: HandlerName = match?.route.handler ?? 'root';
-  return handlers[name](event, lambdaContext(name));
+  return handlers[name](isPublic ? event : await authorize(event), lambdaContext(name));
 }
 
 /** A Node request listener that serves the API through the Lambda handlers. */
