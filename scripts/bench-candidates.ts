@@ -41,7 +41,7 @@ import { config } from '../shared/config.js';
 import { SHARING_TRAIT } from '../shared/domain/allocation-candidates.js';
 import type { Consumer, Provider } from '../shared/domain/model.js';
 import { dynamo, tableName } from '../shared/storage/client.js';
-import { allocationWrites, consumerWrite } from '../shared/storage/consumers.js';
+import { claimWrites } from '../shared/storage/consumers.js';
 import { providerChangeWrites } from '../shared/storage/providers.js';
 import type { Item } from '../shared/storage/reads.js';
 
@@ -190,9 +190,8 @@ function usagesOf(cloud: Cloud): Map<string, Record<string, number>> {
 // ---------------------------------------------------------------- loading ours
 
 /** The items the API would write for the cloud: providers with names and search entries, consumers, allocations. */
-function ourItems(cloud: Cloud): Item[] {
+function ourItems(cloud: Cloud, usages: Map<string, Record<string, number>>): Item[] {
   const now = new Date().toISOString();
-  const usages = usagesOf(cloud);
   const items: Item[] = [];
   for (const source of cloud.providers) {
     const provider: Provider = {
@@ -214,8 +213,8 @@ function ourItems(cloud: Cloud): Item[] {
   for (const [uuid, allocations] of cloud.consumers) {
     const owner = { projectId: PROJECT, userId: USER, consumerType: CONSUMER_TYPE };
     const after: Consumer = { uuid, ...owner, generation: 1, allocations, createdAt: now, updatedAt: now };
-    const change = { before: undefined, after };
-    for (const write of [consumerWrite(change), ...allocationWrites(change)]) items.push(write.item.Put!.Item!);
+    // The providers' usage is already in their items: only the consumer's own writes (all Puts).
+    for (const write of claimWrites([{ before: undefined, after }], [], now)) items.push(write.item.Put!.Item!);
   }
   return items;
 }
@@ -485,7 +484,7 @@ async function runSize(size: number, service: OurService, referenceUrl: string):
   log(`N=${size}: ${cloud.providers.length} providers, ${cloud.consumers.size} consumers`);
 
   let started = performance.now();
-  const items = ourItems(cloud);
+  const items = ourItems(cloud, usages);
   await batchWrite(items);
   const ourLoadSeconds = seconds(started);
   log(`N=${size}: ours loaded, ${items.length} items in ${ourLoadSeconds.toFixed(1)} s`);

@@ -75,7 +75,7 @@ export interface ProviderUsageChange {
 }
 
 /** The consumer item's write (conditioned on the generation read). */
-export function consumerWrite(change: ConsumerChange): Write {
+function consumerWrite(change: ConsumerChange): Write {
   const { before, after } = change;
   const condition =
     before === undefined
@@ -96,7 +96,7 @@ export function consumerWrite(change: ConsumerChange): Write {
 }
 
 /** The allocation items a consumer change puts or deletes, one per provider. */
-export function allocationWrites(change: ConsumerChange): Write[] {
+function allocationWrites(change: ConsumerChange): Write[] {
   const uuid = (change.after ?? change.before)!.uuid;
   const before = change.before?.allocations ?? {};
   const after = change.after?.allocations ?? {};
@@ -155,7 +155,7 @@ function providerUsageWrite(change: ProviderUsageChange, now: string): Write | u
 }
 
 /** The writes of a claim: consumers, their allocation items, and the providers' usage. */
-function claimWrites(consumers: ConsumerChange[], providers: ProviderUsageChange[], now: string): Write[] {
+export function claimWrites(consumers: ConsumerChange[], providers: ProviderUsageChange[], now: string): Write[] {
   return [
     ...consumers.map(consumerWrite),
     ...consumers.flatMap(allocationWrites),
