@@ -136,7 +136,7 @@ async function createResourceProvider(request: PlacementRequest) {
     usages: {},
     traits: [],
     aggregates: [],
-    childCount: 0,
+    children: [],
     createdAt: now,
     updatedAt: now,
   };
@@ -212,7 +212,7 @@ async function deleteResourceProvider(request: PlacementRequest) {
   if (provider === undefined) throw notFound(`No resource provider with uuid ${uuid} found for delete`);
   const hasChildren = () =>
     conflict(`Unable to delete parent resource provider ${uuid}: It has child resource providers.`, ErrorCode.PROVIDER_CANNOT_DELETE_PARENT);
-  if (provider.childCount > 0) throw hasChildren();
+  if (provider.children.length > 0) throw hasChildren();
   if ((await listProviderAllocations(uuid)).size > 0) {
     throw conflict(`Unable to delete resource provider ${uuid}: Resource provider has allocations.`, ErrorCode.PROVIDER_IN_USE);
   }

@@ -77,7 +77,7 @@ interface CloudProvider {
   inventories: Record<string, { total: number; allocation_ratio: number }>;
   traits: string[];
   aggregates: string[];
-  childCount: number;
+  children: string[];
 }
 
 interface Cloud {
@@ -109,7 +109,7 @@ function buildCloud(computeNodes: number, seed: number): Cloud {
   const provider = (name: string, parent: CloudProvider | null, fields: Partial<CloudProvider>): CloudProvider => {
     const id = uuid();
     const tree = { parentUuid: parent?.uuid ?? null, rootUuid: parent?.rootUuid ?? id };
-    return { uuid: id, name, ...tree, inventories: {}, traits: [], aggregates: [], childCount: 0, ...fields };
+    return { uuid: id, name, ...tree, inventories: {}, traits: [], aggregates: [], children: [], ...fields };
   };
   // Splits a used amount over the instances of a node.
   const shares = (amount: number) => {
@@ -154,7 +154,7 @@ function buildCloud(computeNodes: number, seed: number): Cloud {
     const pf = (k: number) =>
       provider(`cn-${n}-pf${k}`, node, { inventories: { SRIOV_NET_VF: { total: 8, allocation_ratio: 1 } }, traits: ['HW_NIC_SRIOV'] });
     const pfs = random() < NESTED_SHARE ? Array.from({ length: PFS_PER_NESTED_NODE }, (_, k) => pf(k)) : [];
-    node.childCount = pfs.length;
+    node.children = pfs.map((pf) => pf.uuid);
     providers.push(...pfs);
 
     const used = 0.2 + 0.2 * random();
@@ -207,7 +207,7 @@ function ourItems(cloud: Cloud, usages: Map<string, Record<string, number>>): It
       createdAt: now,
       updatedAt: now,
     };
-    // Only the Puts: the parent child-count Updates are already in childCount.
+    // Only the Puts: the parents' child links are already in `children`.
     for (const write of providerChangeWrites(undefined, provider)) if (write.item.Put) items.push(write.item.Put.Item!);
   }
   for (const [uuid, allocations] of cloud.consumers) {
@@ -501,7 +501,7 @@ async function runSize(size: number, service: OurService, referenceUrl: string):
     const listed = (await get(url, '/resource_providers')).body.resource_providers.length;
     if (listed !== cloud.providers.length) fail(`${name} lists ${listed} providers, the cloud has ${cloud.providers.length}`);
     // A nested node, one of its PFs and a sharing provider: the usages the API reports are the cloud's.
-    const nested = cloud.providers.find((provider) => provider.childCount > 0)!;
+    const nested = cloud.providers.find((provider) => provider.children.length > 0)!;
     const samples = [nested, cloud.providers.find((provider) => provider.parentUuid === nested.uuid)!, cloud.providers[0]!];
     for (const provider of samples) {
       const reported = (await get(url, `/resource_providers/${provider.uuid}/usages`)).body.usages;

@@ -26,14 +26,14 @@ export interface Provider {
   usages: Resources;
   traits: string[];
   aggregates: string[];
-  /** How many providers name this one as parent. */
-  childCount: number;
+  /** The providers that name this one as parent (their uuids, sorted). */
+  children: string[];
   createdAt: string;
   updatedAt: string;
 }
 
 /** What the allocation candidate search reads of a provider: no name, generation or timestamps. */
-export const SEARCH_FIELDS = ['uuid', 'parentUuid', 'rootUuid', 'inventories', 'usages', 'traits', 'aggregates', 'childCount'] as const;
+export const SEARCH_FIELDS = ['uuid', 'parentUuid', 'rootUuid', 'inventories', 'usages', 'traits', 'aggregates', 'children'] as const;
 export type SearchProvider = Pick<Provider, (typeof SEARCH_FIELDS)[number]>;
 
 export interface Consumer {

@@ -4,7 +4,8 @@
  *
  * - the sharing providers, from their marker items: all of them for the
  *   walk, or only those of the aggregates of the trees found otherwise;
- * - named trees (in_tree), from the byGroup index;
+ * - named trees (in_tree) and the trees of an aggregate's members, level by
+ *   level through each provider's children;
  * - the members of an aggregate (member_of), from the aggregate's items;
  * - otherwise a walk of the byShard index, whose sort key keeps each tree's
  *   providers together. The walk reads the shards in rounds, asking each for
@@ -15,15 +16,15 @@
  *   exact check needs the whole tree.
  *
  * Every source counts the items DynamoDB read, so benchmarks can show what a
- * search cost. Index reads are eventually consistent, which is fine: the
+ * search cost. All its reads are eventually consistent, which is fine: the
  * claim transaction re-checks everything.
  */
 import type { SearchProvider } from '../domain/model.js';
 import { SHARING_TRAIT } from '../domain/allocation-candidates.js';
 import { fromSearchItem, SEARCH_PROJECTION } from './providers.js';
 import { batchGet, queryAll, queryPage, withProjection, type Item } from './reads.js';
-import { aggregatePartition, allShards, providerKey, SHARING_PK, sharingPartition, treeGroup } from './keys.js';
-import { BY_GROUP_INDEX, BY_SHARD_INDEX } from './table-definition.js';
+import { aggregatePartition, allShards, providerKey, SHARING_PK, sharingPartition } from './keys.js';
+import { BY_SHARD_INDEX } from './table-definition.js';
 
 /** Counts the items read by one search. */
 export class ReadCounter {
@@ -33,8 +34,9 @@ export class ReadCounter {
 const queryEverything = (input: Parameters<typeof queryAll>[0], counter: ReadCounter) =>
   queryAll(input, (scanned) => (counter.items += scanned));
 
+/** Eventually consistent, like the index reads: the claim re-checks what it takes. */
 export async function getProvidersForSearch(uuids: string[], counter: ReadCounter): Promise<SearchProvider[]> {
-  const items = await batchGet(uuids.map(providerKey), SEARCH_PROJECTION);
+  const items = await batchGet(uuids.map(providerKey), { projection: SEARCH_PROJECTION, consistent: false });
   counter.items += items.length;
   return items.map(fromSearchItem);
 }
@@ -59,9 +61,10 @@ export async function listAggregateMembers(aggregates: string[], counter: ReadCo
 }
 
 /**
- * Whole trees, by root; a provider without parent or children is a tree by
- * itself and needs no read. Trees already in `loaded` are not read again;
- * those read are added to it.
+ * Whole trees, by root, read level by level through each provider's
+ * children: one batch read per level for all the trees together, rather than
+ * a query per tree. Providers already in `known` are not read again, nor are
+ * trees already in `loaded`; what is read is added to both.
  */
 export async function loadTrees(
   roots: Iterable<string>,
@@ -69,30 +72,30 @@ export async function loadTrees(
   counter: ReadCounter,
   loaded = new Map<string, SearchProvider[]>(),
 ): Promise<SearchProvider[][]> {
-  return Promise.all(
-    [...new Set(roots)].map(async (root) => {
-      const cached = loaded.get(root);
-      if (cached) return cached;
-      const provider = known.get(root);
-      const tree =
-        provider && provider.parentUuid === null && provider.childCount === 0
-          ? [provider]
-          : (await queryEverything(
-              withProjection(
-                {
-                  IndexName: BY_GROUP_INDEX.name,
-                  KeyConditionExpression: '#pk = :tree',
-                  ExpressionAttributeNames: { '#pk': BY_GROUP_INDEX.partitionKey },
-                  ExpressionAttributeValues: { ':tree': treeGroup(root) },
-                },
-                SEARCH_PROJECTION,
-              ),
-              counter,
-            )).map(fromSearchItem);
+  const wanted = [...new Set(roots)];
+  const visited = new Set<string>();
+  for (let level = wanted.filter((root) => !loaded.has(root)); level.length > 0; level = childrenOf(level, known, visited)) {
+    for (const provider of await getProvidersForSearch(level.filter((uuid) => !known.has(uuid)), counter)) known.set(provider.uuid, provider);
+  }
+  return wanted.map((root) => {
+    let tree = loaded.get(root);
+    if (tree === undefined) {
+      const inTree = new Set<string>();
+      tree = [];
+      for (let level = [root]; level.length > 0; level = childrenOf(level, known, inTree)) {
+        // A provider deleted since its parent was read is simply absent.
+        tree.push(...level.flatMap((uuid) => known.get(uuid) ?? []));
+      }
       loaded.set(root, tree);
-      return tree;
-    }),
-  );
+    }
+    return tree;
+  });
+}
+
+/** The children of a level of providers that are not in `visited` yet (which guards against a cycle); marks the level visited. */
+function childrenOf(level: string[], known: Map<string, SearchProvider>, visited: Set<string>): string[] {
+  for (const uuid of level) visited.add(uuid);
+  return [...new Set(level.flatMap((uuid) => known.get(uuid)?.children ?? []))].filter((uuid) => !visited.has(uuid));
 }
 
 /** What a flat provider must have to be worth returning from the walk. */
@@ -104,8 +107,8 @@ export interface WalkFilter {
 }
 
 function filterExpression(filter: WalkFilter) {
-  const names: Record<string, string> = { '#free': 'free', '#traits': 'traits', '#parent': 'parentUuid', '#children': 'childCount' };
-  const values: Record<string, unknown> = { ':string': 'S', ':none': 0, ':sharing': SHARING_TRAIT };
+  const names: Record<string, string> = { '#free': 'free', '#traits': 'traits', '#parent': 'parentUuid', '#children': 'children' };
+  const values: Record<string, unknown> = { ':string': 'S', ':sharing': SHARING_TRAIT };
   const flat: string[] = [];
   Object.entries(filter.minimumFree).forEach(([resourceClass, amount], n) => {
     names[`#c${n}`] = resourceClass;
@@ -120,7 +123,7 @@ function filterExpression(filter: WalkFilter) {
     values[`:f${n}`] = trait;
     flat.push(`NOT contains(#traits, :f${n})`);
   });
-  const nested = 'attribute_type(#parent, :string) OR #children > :none';
+  const nested = 'attribute_type(#parent, :string) OR attribute_exists(#children)';
   const sharing = 'contains(#traits, :sharing)';
   return {
     FilterExpression: flat.length === 0 ? undefined : `${nested} OR ${sharing} OR (${flat.join(' AND ')})`,
@@ -190,7 +193,7 @@ export class ShardWalk {
       current.push(provider);
     }
     // The last tree of a page may continue on the next one, unless it is a single provider without children.
-    const flat = current.length === 1 && current[0]!.parentUuid === null && current[0]!.childCount === 0;
+    const flat = current.length === 1 && current[0]!.parentUuid === null && current[0]!.children.length === 0;
     if (cursor.done || flat) {
       if (current.length > 0) trees.push(current);
       cursor.pending = [];

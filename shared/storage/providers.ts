@@ -51,7 +51,8 @@ function toItem(provider: Provider): Item {
     free: freeCapacities(provider),
     traits: provider.traits,
     aggregates: provider.aggregates,
-    childCount: provider.childCount,
+    // A string set, so that a child is linked and unlinked by ADD and DELETE without reading the parent; absent when empty.
+    children: provider.children.length > 0 ? new Set(provider.children) : undefined,
     createdAt: provider.createdAt,
     updatedAt: provider.updatedAt,
   };
@@ -72,7 +73,7 @@ export function fromSearchItem(item: Item): SearchProvider {
     usages: (item.usages as Provider['usages']) ?? {},
     traits: (item.traits as string[]) ?? [],
     aggregates: (item.aggregates as string[]) ?? [],
-    childCount: (item.childCount as number) ?? 0,
+    children: item.children instanceof Set ? [...(item.children as Set<string>)].sort() : [],
   };
 }
 
@@ -132,9 +133,10 @@ export async function listTree(rootUuid: string): Promise<Provider[]> {
  * it was read as `read` (undefined: it must not exist yet). Generation alone
  * is not enough: allocation deletes move usages and aggregates before 1.19
  * change the provider without a new generation, as upstream does, and a new
- * or deleted child changes only the parent's child count.
+ * or deleted child changes only the parent's children.
  */
 function putProvider(provider: Provider, read: Provider | undefined, onConditionFailed?: () => Error): Write {
+  const children = read?.children.length ? 'children = :children' : 'attribute_not_exists(children)';
   return {
     item: {
       Put: {
@@ -143,8 +145,13 @@ function putProvider(provider: Provider, read: Provider | undefined, onCondition
         ...(read === undefined
           ? { ConditionExpression: 'attribute_not_exists(pk)' }
           : {
-              ConditionExpression: 'generation = :read AND usages = :usages AND updatedAt = :readAt AND childCount = :children',
-              ExpressionAttributeValues: { ':read': read.generation, ':usages': read.usages, ':readAt': read.updatedAt, ':children': read.childCount },
+              ConditionExpression: `generation = :read AND usages = :usages AND updatedAt = :readAt AND ${children}`,
+              ExpressionAttributeValues: {
+                ':read': read.generation,
+                ':usages': read.usages,
+                ':readAt': read.updatedAt,
+                ...(read.children.length ? { ':children': new Set(read.children) } : {}),
+              },
             }),
       },
     },
@@ -158,24 +165,24 @@ export function deleteProvider(provider: Provider, onConditionFailed?: () => Err
       Delete: {
         TableName: tableName(),
         Key: providerKey(provider.uuid),
-        ConditionExpression: 'generation = :read AND childCount = :none',
-        ExpressionAttributeValues: { ':read': provider.generation, ':none': 0 },
+        ConditionExpression: 'generation = :read AND attribute_not_exists(children)',
+        ExpressionAttributeValues: { ':read': provider.generation },
       },
     },
     onConditionFailed,
   };
 }
 
-/** Counts a child in or out of its parent, without touching the parent's generation (upstream does not). */
-export function adjustChildCount(parentUuid: string, delta: number, onConditionFailed?: () => Error): Write {
+/** Links a child into its parent or out of it, without touching the parent's generation (upstream does not). */
+function linkChild(parentUuid: string, childUuid: string, link: 'ADD' | 'DELETE', onConditionFailed?: () => Error): Write {
   return {
     item: {
       Update: {
         TableName: tableName(),
         Key: providerKey(parentUuid),
-        UpdateExpression: 'ADD childCount :delta',
+        UpdateExpression: `${link} children :child`,
         ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':delta': delta },
+        ExpressionAttributeValues: { ':child': new Set([childUuid]) },
       },
     },
     onConditionFailed,
@@ -230,7 +237,7 @@ export interface ProviderChange {
 /**
  * Every write one provider change needs, for one transaction: the provider
  * item (conditioned on the generation it was read at), its unique name, its
- * parent's child count, and the use counts of the custom resource classes
+ * parent's children, and the use counts of the custom resource classes
  * and traits it starts or stops using (which must exist).
  */
 export function providerChangeWrites(before: Provider | undefined, after: Provider | undefined, errors: ProviderChangeErrors = {}): Write[] {
@@ -258,8 +265,8 @@ function providerItemWrites(before: Provider | undefined, after: Provider | unde
     if (after) writes.push(claimName(after.name, after.uuid, () => errors.onDuplicateName?.(after.name) ?? new Error(`duplicate name ${after.name}`)));
   }
   if (before?.parentUuid !== after?.parentUuid) {
-    if (before?.parentUuid) writes.push(adjustChildCount(before.parentUuid, -1));
-    if (after?.parentUuid) writes.push(adjustChildCount(after.parentUuid, 1, errors.onMissingParent));
+    if (before?.parentUuid) writes.push(linkChild(before.parentUuid, before.uuid, 'DELETE'));
+    if (after?.parentUuid) writes.push(linkChild(after.parentUuid, after.uuid, 'ADD', errors.onMissingParent));
   }
   return [...writes, ...searchEntryWrites(before, after)];
 }

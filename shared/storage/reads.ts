@@ -28,12 +28,18 @@ export function withProjection<T extends { ExpressionAttributeNames?: Record<str
   };
 }
 
-/** Strongly consistent reads of many keys, 100 a request, retrying unprocessed keys. */
-export async function batchGet(keys: Key[], projection?: Projection): Promise<Item[]> {
+export interface BatchGetOptions {
+  projection?: Projection;
+  /** Strongly consistent (the default), or eventually consistent at half the read units. */
+  consistent?: boolean;
+}
+
+/** Reads of many keys, 100 a request, retrying unprocessed keys. */
+export async function batchGet(keys: Key[], { projection, consistent = true }: BatchGetOptions = {}): Promise<Item[]> {
   const items: Item[] = [];
   for (let start = 0; start < keys.length; start += 100) {
     let request: Record<string, { Keys: Item[]; ConsistentRead: boolean } & Partial<Projection>> | undefined = {
-      [tableName()]: { Keys: keys.slice(start, start + 100).map((key) => ({ ...key })), ConsistentRead: true, ...projection },
+      [tableName()]: { Keys: keys.slice(start, start + 100).map((key) => ({ ...key })), ConsistentRead: consistent, ...projection },
     };
     while (request && Object.keys(request).length > 0) {
       const output = await dynamo().send(new BatchGetCommand({ RequestItems: request, ReturnConsumedCapacity: 'TOTAL' }));

@@ -66,17 +66,42 @@ describe('concurrent claims on one provider', () => {
   });
 });
 
-describe('a provider changed while a child is added', () => {
-  it('refuses the stale write instead of losing the child count', async () => {
+describe('a provider changed while its children change', () => {
+  it('refuses the stale write instead of losing the child', async () => {
     const parent = randomUUID();
     expect((await api('POST', '/resource_providers', { name: `parent-${parent}`, uuid: parent })).status).toBe(200);
     const read = (await getProvider(parent))!;
-    // A child lands between this read and the write below; it only counts itself into the parent.
-    expect((await api('POST', '/resource_providers', { name: `child-${parent}`, parent_provider_uuid: parent })).status).toBe(200);
+    // A child lands between this read and the write below; it only links itself into the parent.
+    const created = await api('POST', '/resource_providers', { name: `child-${parent}`, parent_provider_uuid: parent });
+    expect(created.status).toBe(200);
     const renamed = { ...read, name: `renamed-${parent}`, generation: read.generation + 1 };
     await expect(commit(providerChangeWrites(read, renamed))).rejects.toBeInstanceOf(ConcurrentUpdate);
-    expect((await getProvider(parent))!.childCount).toBe(1);
+    expect((await getProvider(parent))!.children).toEqual([created.body.uuid]);
     // The parent cannot be deleted while it has a child.
     expect((await api('DELETE', `/resource_providers/${parent}`)).status).toBe(409);
+  });
+
+  it('refuses the stale write when one child replaced another, though their number is the same', async () => {
+    const parent = randomUUID();
+    expect((await api('POST', '/resource_providers', { name: `parent-${parent}`, uuid: parent })).status).toBe(200);
+    const first = await api('POST', '/resource_providers', { name: `first-${parent}`, parent_provider_uuid: parent });
+    const read = (await getProvider(parent))!;
+    expect(read.children).toEqual([first.body.uuid]);
+    expect((await api('DELETE', `/resource_providers/${first.body.uuid}`)).status).toBe(204);
+    const second = await api('POST', '/resource_providers', { name: `second-${parent}`, parent_provider_uuid: parent });
+    const renamed = { ...read, name: `renamed-${parent}`, generation: read.generation + 1 };
+    await expect(commit(providerChangeWrites(read, renamed))).rejects.toBeInstanceOf(ConcurrentUpdate);
+    expect((await getProvider(parent))!.children).toEqual([second.body.uuid]);
+  });
+
+  it('writes a parent whose children are unchanged, whatever order they were read in', async () => {
+    const parent = randomUUID();
+    expect((await api('POST', '/resource_providers', { name: `parent-${parent}`, uuid: parent })).status).toBe(200);
+    const children: string[] = [];
+    for (const n of [1, 2, 3]) children.push((await api('POST', '/resource_providers', { name: `c${n}-${parent}`, parent_provider_uuid: parent })).body.uuid);
+    const read = (await getProvider(parent))!;
+    const renamed = { ...read, name: `renamed-${parent}`, generation: read.generation + 1 };
+    await commit(providerChangeWrites({ ...read, children: [...read.children].reverse() }, renamed));
+    expect(await getProvider(parent)).toMatchObject({ name: `renamed-${parent}`, children: [...children].sort() });
   });
 });

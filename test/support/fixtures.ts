@@ -19,7 +19,7 @@ export function makeProvider(uuid: string, fields: Partial<Provider> = {}): Prov
     usages: {},
     traits: [],
     aggregates: [],
-    childCount: 0,
+    children: [],
     createdAt: NOW,
     updatedAt: NOW,
     ...fields,

@@ -76,7 +76,7 @@ describe('parseCandidateRequest', () => {
 describe('candidatesForTree', () => {
   const root = 'root';
   const numaTree = () => [
-    provider(root, { inventories: { VCPU: inventory(8) }, childCount: 2, traits: ['HW_CPU_X86_AVX'] }),
+    provider(root, { inventories: { VCPU: inventory(8) }, children: ['pf1', 'pf2'], traits: ['HW_CPU_X86_AVX'] }),
     child('pf1', root, root, { inventories: { SRIOV_NET_VF: inventory(4) }, traits: ['CUSTOM_PHYSNET_A'] }),
     child('pf2', root, root, { inventories: { SRIOV_NET_VF: inventory(4) }, traits: ['CUSTOM_PHYSNET_B'] }),
   ];
@@ -125,9 +125,9 @@ describe('candidatesForTree', () => {
 
   it('keeps same_subtree groups under one of their providers', () => {
     const tree = [
-      provider(root, { childCount: 2 }),
-      child('numa0', root, root, { inventories: { VCPU: inventory(4) }, childCount: 1 }),
-      child('numa1', root, root, { inventories: { VCPU: inventory(4) }, childCount: 1 }),
+      provider(root, { children: ['numa0', 'numa1'] }),
+      child('numa0', root, root, { inventories: { VCPU: inventory(4) }, children: ['nic0'] }),
+      child('numa1', root, root, { inventories: { VCPU: inventory(4) }, children: ['nic1'] }),
       child('nic0', 'numa0', root, { inventories: { SRIOV_NET_VF: inventory(2) } }),
       child('nic1', 'numa1', root, { inventories: { SRIOV_NET_VF: inventory(2) } }),
     ];
@@ -145,7 +145,7 @@ describe('candidatesForTree', () => {
 
   describe('a wide tree: 8 single-unit children, 8 single-unit groups, isolate', () => {
     const wide = [
-      provider(root, { childCount: 8 }),
+      provider(root, { children: Array.from({ length: 8 }, (_, n) => `c${n}`) }),
       ...Array.from({ length: 8 }, (_, n) => child(`c${n}`, root, root, { inventories: { CUSTOM_UNIT: inventory(1) } })),
     ];
     const query = `${Array.from({ length: 8 }, (_, n) => `resources${n + 1}=CUSTOM_UNIT:1`).join('&')}&group_policy=isolate`;

@@ -35,7 +35,7 @@ const provider = (extra: Partial<Provider> = {}): Provider => ({
   usages: {},
   traits: [],
   aggregates: [],
-  childCount: 0,
+  children: [],
   createdAt: '2024-01-01T00:00:00.000Z',
   updatedAt: '2024-01-01T00:00:00.000Z',
   ...extra,

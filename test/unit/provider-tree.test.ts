@@ -13,7 +13,7 @@ const provider = (uuid: string, parentUuid: string | null, extra: Partial<Provid
   usages: {},
   traits: [],
   aggregates: [],
-  childCount: 0,
+  children: [],
   createdAt: '',
   updatedAt: '',
   ...extra,
