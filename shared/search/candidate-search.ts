@@ -115,9 +115,9 @@ export async function searchCandidates(request: CandidateRequest, limits: Search
   } else {
     const sharing = remember(await listSharingProviders(counter));
     const walk = new ShardWalk(walkFilter(request, sharing), counter);
-    // The first round asks for about 1.6 items per wanted candidate (trees have children, some providers are
+    // The first round asks for about 2 items per wanted candidate (trees have children, some providers are
     // full), so that a typical request needs one round trip; later rounds follow the hit rate.
-    let round = Math.ceil(collector.wanted * 1.6) + PROVIDER_SHARDS;
+    let round = collector.wanted * 2 + PROVIDER_SHARDS;
     while (!stopped && !walk.done) {
       evaluate(await walk.next(Math.min(round, 10_000)), sharing);
       const found = collector.candidates.length;
