@@ -7,7 +7,8 @@
  *   npx tsx scripts/bench-candidates.ts
  *   BENCH_SIZES (default 1000,10000) compute nodes per cloud, BENCH_RUNS
  *   (default 20) measured requests per case after 2 warm-ups, BENCH_SEED
- *   (default 42), BENCH_REFERENCE_PORT (default 18788).
+ *   (default 42), BENCH_REFERENCE_PORT (default 18788), BENCH_INTERLEAVE=0
+ *   times each service's requests in one block instead of alternating them.
  *
  * The cloud (seeded, so both services get the identical one, uuids included):
  * compute nodes with VCPU (32-64, allocation ratio 4), MEMORY_MB and DISK_GB,
@@ -48,6 +49,7 @@ import type { Item } from '../shared/storage/reads.js';
 const SIZES = (process.env.BENCH_SIZES ?? '1000,10000').split(',').map(Number);
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
 const WARMUPS = 2;
+const INTERLEAVE = process.env.BENCH_INTERLEAVE !== '0';
 const SEED = Number(process.env.BENCH_SEED ?? 42);
 const REFERENCE_PORT = Number(process.env.BENCH_REFERENCE_PORT ?? 18788);
 const REFERENCE_STATE = join(tmpdir(), `bench-candidates-reference-${REFERENCE_PORT}`);
@@ -419,30 +421,47 @@ async function get(url: string, path: string) {
   return response;
 }
 
-/** Sequential requests, one at a time; what each read comes from `usage` when the service reports it (ours). */
-async function measure(url: string, path: string, usage?: OurService['usage']): Promise<Measured> {
-  const latencies: number[] = [];
-  const items: number[] = [];
-  const reads: number[] = [];
-  let body: any;
-  for (let run = -WARMUPS; run < RUNS; run++) {
+/** A service to time; what each request read comes from `usage` when the service reports it (ours). */
+interface Target {
+  url: string;
+  usage?: OurService['usage'];
+}
+
+/**
+ * Sequential requests, one at a time. With several targets, each run sends
+ * one request to each in turn (unless BENCH_INTERLEAVE=0), so that the
+ * machine's drift in speed (up to 40% over minutes on the development VM)
+ * and its slower start after an idle spell hit every service alike.
+ */
+async function measure(targets: Target[], path: string): Promise<Measured[]> {
+  const samples = targets.map(() => ({ latencies: [] as number[], items: [] as number[], reads: [] as number[], body: undefined as any }));
+  const request = async (n: number, run: number) => {
+    const { url, usage } = targets[n]!;
     const response = await get(url, path);
-    body = response.body;
     const consumed = usage ? await usage(response.requestId) : { items: 0, read: 0 };
-    if (run < 0) continue;
-    latencies.push(response.ms);
-    items.push(consumed.items);
-    reads.push(consumed.read);
-  }
-  latencies.sort((a, b) => a - b);
-  return {
-    p50: percentile(latencies, 50),
-    p95: percentile(latencies, 95),
-    count: body.allocation_requests.length,
-    items: mean(items),
-    reads: mean(reads),
-    body,
+    const sample = samples[n]!;
+    sample.body = response.body;
+    if (run < 0) return;
+    sample.latencies.push(response.ms);
+    sample.items.push(consumed.items);
+    sample.reads.push(consumed.read);
   };
+  if (INTERLEAVE) {
+    for (let run = -WARMUPS; run < RUNS; run++) for (let n = 0; n < targets.length; n++) await request(n, run);
+  } else {
+    for (let n = 0; n < targets.length; n++) for (let run = -WARMUPS; run < RUNS; run++) await request(n, run);
+  }
+  return samples.map(({ latencies, items, reads, body }) => {
+    latencies.sort((a, b) => a - b);
+    return {
+      p50: percentile(latencies, 50),
+      p95: percentile(latencies, 95),
+      count: body.allocation_requests.length,
+      items: mean(items),
+      reads: mean(reads),
+      body,
+    };
+  });
 }
 
 // ---------------------------------------------------------------- one size
@@ -522,8 +541,7 @@ async function runSize(size: number, service: OurService, referenceUrl: string):
   const cases: CaseRow[] = [];
   for (const [name, query] of requests) {
     log(`N=${size}: ${name}`);
-    const ours = await measure(service.url, `/allocation_candidates?${query}`, service.usage);
-    const reference = await measure(referenceUrl, `/allocation_candidates?${query}`);
+    const [ours, reference] = await measure([service, { url: referenceUrl }], `/allocation_candidates?${query}`);
     cases.push({ name, ours: withoutBody(ours), reference: withoutBody(reference) });
     // Below the limit both must find the very same candidates.
     if (reference.count < 1000) {
@@ -591,7 +609,7 @@ function invalidWideCandidates(body: any, children: Set<string>): number {
 async function runWide(service: OurService, referenceUrl: string): Promise<WideResult> {
   const children = await createWideTree(service.url);
   log('wide tree: ours, limit=1000');
-  const { body, ...limited } = await measure(service.url, `/allocation_candidates?${WIDE_QUERY}&limit=1000`, service.usage);
+  const [{ body, ...limited }] = await measure([service], `/allocation_candidates?${WIDE_QUERY}&limit=1000`);
   const distinct = new Set(body.allocation_requests.map((request: any) => JSON.stringify(request.mappings))).size;
 
   log('wide tree: ours, no limit');
@@ -668,7 +686,8 @@ const header = (...cells: string[]) => `${row(...cells)}\n${row(...cells.map(() 
 
 function printTables(sizes: SizeResult[], wide: WideResult): void {
   const out: string[] = [];
-  out.push(`\nGET /allocation_candidates (microversion 1.39): ${RUNS} sequential requests per case after ${WARMUPS} warm-ups.`);
+  const order = INTERLEAVE ? 'alternating between the services' : 'one service after the other';
+  out.push(`\nGET /allocation_candidates (microversion 1.39): ${RUNS} sequential requests per case after ${WARMUPS} warm-ups, ${order}.`);
   out.push('Ours: `npm start` (local server + Lambda handlers on DynamoDB Local), in a process of its own.');
   out.push('Reference: upstream placement 8.0 (uWSGI, 1 process, 1 thread, SQLite).\n');
   out.push(header('N', 'providers', 'consumers', 'ours: items written', 'ours: load s', 'reference: rows', 'reference: load s'));
