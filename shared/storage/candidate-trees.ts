@@ -73,29 +73,25 @@ export async function loadTrees(
   loaded = new Map<string, SearchProvider[]>(),
 ): Promise<SearchProvider[][]> {
   const wanted = [...new Set(roots)];
+  const trees = new Map(wanted.filter((root) => !loaded.has(root)).map((root) => [root, [] as SearchProvider[]]));
   const visited = new Set<string>();
-  for (let level = wanted.filter((root) => !loaded.has(root)); level.length > 0; level = childrenOf(level, known, visited)) {
-    for (const provider of await getProvidersForSearch(level.filter((uuid) => !known.has(uuid)), counter)) known.set(provider.uuid, provider);
-  }
-  return wanted.map((root) => {
-    let tree = loaded.get(root);
-    if (tree === undefined) {
-      const inTree = new Set<string>();
-      tree = [];
-      for (let level = [root]; level.length > 0; level = childrenOf(level, known, inTree)) {
-        // A provider deleted since its parent was read is simply absent.
-        tree.push(...level.flatMap((uuid) => known.get(uuid) ?? []));
-      }
-      loaded.set(root, tree);
+  let level = [...trees.keys()].map((root) => ({ root, uuid: root }));
+  while (level.length > 0) {
+    const unread = new Set(level.map(({ uuid }) => uuid).filter((uuid) => !known.has(uuid)));
+    for (const provider of await getProvidersForSearch([...unread], counter)) known.set(provider.uuid, provider);
+    const next: typeof level = [];
+    for (const { root, uuid } of level) {
+      const provider = known.get(uuid);
+      // A provider deleted since its parent was read is simply absent; `visited` guards against a cycle.
+      if (provider === undefined || visited.has(uuid)) continue;
+      visited.add(uuid);
+      trees.get(root)!.push(provider);
+      next.push(...provider.children.map((child) => ({ root, uuid: child })));
     }
-    return tree;
-  });
-}
-
-/** The children of a level of providers that are not in `visited` yet (which guards against a cycle); marks the level visited. */
-function childrenOf(level: string[], known: Map<string, SearchProvider>, visited: Set<string>): string[] {
-  for (const uuid of level) visited.add(uuid);
-  return [...new Set(level.flatMap((uuid) => known.get(uuid)?.children ?? []))].filter((uuid) => !visited.has(uuid));
+    level = next;
+  }
+  for (const [root, tree] of trees) loaded.set(root, tree);
+  return wanted.map((root) => loaded.get(root)!);
 }
 
 /** What a flat provider must have to be worth returning from the walk. */
