@@ -3,8 +3,9 @@
  * From 1.19 the body carries the provider generation, which PUT checks and bumps;
  * before 1.19 PUT neither checks nor bumps it.
  */
-import { conflict, ErrorCode } from '../shared/http/errors.js';
-import { lambdaHandler, type Operations, type Reply } from '../shared/http/lambda.js';
+import { conflict, ErrorCode } from '../shared/api/errors.js';
+import { lambdaHandler } from '../shared/http/lambda.js';
+import type { Operations, Reply } from '../shared/http/types.js';
 import type { PlacementRequest } from '../shared/http/request.js';
 import type { Provider } from '../shared/domain/model.js';
 import * as schemas from '../shared/schemas/aggregate.js';

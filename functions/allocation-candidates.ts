@@ -4,8 +4,9 @@
  * of the providers involved. Parsing is shared/domain/candidate-request.ts,
  * the search shared/search/candidate-search.ts.
  */
-import { badRequest } from '../shared/http/errors.js';
-import { lambdaHandler, type Operations, type Reply } from '../shared/http/lambda.js';
+import { badRequest } from '../shared/api/errors.js';
+import { lambdaHandler } from '../shared/http/lambda.js';
+import type { Operations, Reply } from '../shared/http/types.js';
 import type { PlacementRequest } from '../shared/http/request.js';
 import { logger } from '../shared/http/logger.js';
 import { validateQuery, type JsonSchema } from '../shared/http/validation.js';

@@ -7,8 +7,9 @@
  * shared/domain/claims.ts from a strongly consistent read and retried on
  * fresh state when a concurrent claim cancels it.
  */
-import { badRequest, conflict, ErrorCode, notFound } from '../shared/http/errors.js';
-import { lambdaHandler, type Operations, type Reply } from '../shared/http/lambda.js';
+import { badRequest, conflict, ErrorCode, notFound } from '../shared/api/errors.js';
+import { lambdaHandler } from '../shared/http/lambda.js';
+import type { Operations, Reply } from '../shared/http/types.js';
 import type { PlacementRequest } from '../shared/http/request.js';
 import type { JsonSchema } from '../shared/http/validation.js';
 import { allocatedClasses, desiredConsumer, planClaim, planRemoval, providersInvolved, type ConsumerBody, type DesiredConsumer } from '../shared/domain/claims.js';

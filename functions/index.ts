@@ -2,7 +2,7 @@
  * Every Lambda handler by the name the route table uses. The local server
  * dispatches through this map; in AWS each module is bundled on its own.
  */
-import type { PlacementHandler } from '../shared/http/lambda.js';
+import type { PlacementHandler } from '../shared/http/types.js';
 import type { HandlerName } from '../shared/http/routes.js';
 import { handler as aggregates } from './aggregates.js';
 import { handler as allocationCandidates } from './allocation-candidates.js';

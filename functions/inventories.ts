@@ -1,6 +1,7 @@
 /** Inventories of a resource provider: list, show, create one, replace all, update one, delete one, delete all. */
-import { badRequest, conflict, ErrorCode, HttpError, notFound } from '../shared/http/errors.js';
-import { lambdaHandler, type Operations, type Reply } from '../shared/http/lambda.js';
+import { badRequest, conflict, ErrorCode, HttpError, notFound } from '../shared/api/errors.js';
+import { lambdaHandler } from '../shared/http/lambda.js';
+import type { Operations, Reply } from '../shared/http/types.js';
 import { logger } from '../shared/http/logger.js';
 import type { PlacementRequest } from '../shared/http/request.js';
 import type { Inventories, Provider } from '../shared/domain/model.js';

@@ -3,8 +3,9 @@
  * allocations of some consumers in one transaction (shared/domain/reshape.ts
  * plans it, storage's writeReshape writes it).
  */
-import { conflict, ErrorCode } from '../shared/http/errors.js';
-import { lambdaHandler, type Operations, type Reply } from '../shared/http/lambda.js';
+import { conflict, ErrorCode } from '../shared/api/errors.js';
+import { lambdaHandler } from '../shared/http/lambda.js';
+import type { Operations, Reply } from '../shared/http/types.js';
 import type { PlacementRequest } from '../shared/http/request.js';
 import type { JsonSchema } from '../shared/http/validation.js';
 import { allocatedClasses, desiredConsumer, providersInvolved, type ConsumerBody } from '../shared/domain/claims.js';

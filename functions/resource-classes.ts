@@ -2,8 +2,9 @@
  * Resource classes: list, create (POST, and PUT from 1.7), show, rename
  * (PUT with a body, 1.2–1.6) and delete. Standard classes are read-only.
  */
-import { badRequest, conflict, objectNotFound } from '../shared/http/errors.js';
-import { lambdaHandler, type Operations, type Reply } from '../shared/http/lambda.js';
+import { badRequest, conflict, objectNotFound } from '../shared/api/errors.js';
+import { lambdaHandler } from '../shared/http/lambda.js';
+import type { Operations, Reply } from '../shared/http/types.js';
 import type { PlacementRequest } from '../shared/http/request.js';
 import { validateBody } from '../shared/http/validation.js';
 import { latestChange, orderResourceClasses } from '../shared/domain/catalog-names.js';

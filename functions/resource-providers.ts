@@ -1,7 +1,8 @@
 /** Resource providers: list, create, show, update (rename, re-parent), delete. */
 import { randomUUID } from 'node:crypto';
-import { badRequest, conflict, ErrorCode, notFound } from '../shared/http/errors.js';
-import { lambdaHandler, type Operations } from '../shared/http/lambda.js';
+import { badRequest, conflict, ErrorCode, notFound } from '../shared/api/errors.js';
+import { lambdaHandler } from '../shared/http/lambda.js';
+import type { Operations } from '../shared/http/types.js';
 import type { PlacementRequest } from '../shared/http/request.js';
 import { validateQuery } from '../shared/http/validation.js';
 import type { Provider } from '../shared/domain/model.js';

@@ -1,6 +1,7 @@
 /** GET /: the version document. Also answers unmatched routes (API Gateway's $default route) with 404/405. */
-import { lambdaHandler, type Operations } from '../shared/http/lambda.js';
-import { MAX_VERSION, MIN_VERSION } from '../shared/http/microversion.js';
+import { lambdaHandler } from '../shared/http/lambda.js';
+import type { Operations } from '../shared/http/types.js';
+import { MAX_VERSION, MIN_VERSION } from '../shared/api/microversion.js';
 
 export const operations: Operations = {
   'GET /': async () => ({

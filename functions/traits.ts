@@ -2,8 +2,9 @@
  * Traits: the catalog (GET /traits, GET/PUT/DELETE /traits/{name}) and the
  * trait set of one provider (GET/PUT/DELETE /resource_providers/{uuid}/traits).
  */
-import { badRequest, conflict, ErrorCode, notFound } from '../shared/http/errors.js';
-import { lambdaHandler, type Operations, type Reply } from '../shared/http/lambda.js';
+import { badRequest, conflict, ErrorCode, notFound } from '../shared/api/errors.js';
+import { lambdaHandler } from '../shared/http/lambda.js';
+import type { Operations, Reply } from '../shared/http/types.js';
 import type { PlacementRequest } from '../shared/http/request.js';
 import { validateQuery } from '../shared/http/validation.js';
 import {

@@ -1,5 +1,6 @@
 /** Usages: one provider's usage per class, and a project's (or user's) total usage. */
-import { lambdaHandler, type Operations, type Reply } from '../shared/http/lambda.js';
+import { lambdaHandler } from '../shared/http/lambda.js';
+import type { Operations, Reply } from '../shared/http/types.js';
 import type { PlacementRequest } from '../shared/http/request.js';
 import { validateQuery } from '../shared/http/validation.js';
 import { providerUsages, totalUsages, usagesByConsumerType } from '../shared/domain/usages.js';

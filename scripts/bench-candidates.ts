@@ -37,9 +37,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BatchWriteCommand, type BatchWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { freeLoopbackPort } from './local/dynamodb-local.js';
+import { freeLoopbackPort } from '../local/dynamodb-local.js';
 import { config } from '../shared/config.js';
-import { SHARING_TRAIT } from '../shared/domain/allocation-candidates.js';
+import { SHARING_TRAIT } from '../shared/domain/standard-catalog.js';
 import type { Consumer, Provider } from '../shared/domain/model.js';
 import { dynamo, tableName } from '../shared/storage/client.js';
 import { claimWrites } from '../shared/storage/consumers.js';
@@ -256,7 +256,7 @@ interface OurService {
 async function startOurService(): Promise<OurService> {
   const port = await freeLoopbackPort();
   const env = { ...process.env, PORT: String(port), PLACEMENT_METRICS: 'true', PLACEMENT_DYNAMODB_ENDPOINT: '', NODE_NO_WARNINGS: '1' };
-  const entry = join(dirname(fileURLToPath(import.meta.url)), 'start-local.ts');
+  const entry = join(dirname(fileURLToPath(import.meta.url)), '..', 'local', 'start.ts');
   const running = spawn(process.execPath, [...process.execArgv, entry], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const usages = new Map<string, RequestUsage>();
   let buffered = '';

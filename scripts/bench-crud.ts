@@ -6,7 +6,7 @@
  *   BENCH_REQUESTS (default 400) per operation, BENCH_CONCURRENCY (default 8).
  */
 import { randomUUID } from 'node:crypto';
-import { startLocalService } from './local/service.js';
+import { startLocalService } from '../local/service.js';
 import { takeConsumedCapacity } from '../shared/storage/consumed-capacity.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 400);

@@ -19,8 +19,8 @@ import { build } from 'esbuild';
 import { ALIASES, AUTHORIZER_ENTRY, BUNDLING, CATALOG_SEEDER_ENTRY, PROJECT_ROOT, entryPath, handlerEntry } from '../infra/bundling.js';
 import { HANDLER_FAMILIES } from '../infra/settings.js';
 import type { HandlerName } from '../shared/http/routes.js';
-import { toEvent } from './local/api-gateway-adapter.js';
-import { startLocalService } from './local/service.js';
+import { toEvent } from '../local/api-gateway-adapter.js';
+import { startLocalService } from '../local/service.js';
 
 const RUNS = Number(process.env.BUNDLE_RUNS ?? 5);
 const SIZE_TARGET_KB = 400;

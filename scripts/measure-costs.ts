@@ -44,7 +44,7 @@ interface RequestRecord {
   bytes: number;
 }
 
-const server = spawn(process.execPath, ['--import', 'tsx', 'scripts/start-local.ts'], {
+const server = spawn(process.execPath, ['--import', 'tsx', 'local/start.ts'], {
   env: { ...process.env, PORT: String(PORT), PLACEMENT_METRICS: 'true', PLACEMENT_STAGE: 'cost-report', PLACEMENT_AUTH_STRATEGY: 'noauth2' },
   stdio: ['ignore', 'pipe', 'inherit'],
 });

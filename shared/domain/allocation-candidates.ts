@@ -25,8 +25,6 @@ import type { CandidateRequest, RequestGroup } from './candidate-request.js';
 import { spreadsOverProviders } from './candidate-request.js';
 import type { SearchProvider } from './model.js';
 
-export const SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE';
-
 export interface ResourceRequest {
   provider: string;
   resourceClass: string;

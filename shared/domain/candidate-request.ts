@@ -3,10 +3,10 @@
  * request-wide parameters, with upstream's rules and messages per
  * microversion. Pure: runs after the query schema has been checked.
  */
-import { badRequest, ErrorCode } from '../http/errors.js';
-import type { Microversion } from '../http/microversion.js';
-import type { QueryString } from '../http/query-string.js';
-import { pyRepr } from '../http/validation.js';
+import { badRequest, ErrorCode } from '../api/errors.js';
+import type { Microversion } from '../api/microversion.js';
+import type { QueryString } from '../api/query-string.js';
+import { pyRepr } from '../api/python-repr.js';
 import type { Resources } from './model.js';
 import { parseInTree, parseMemberOf, parseRequiredTraits, parseResources, parseTraitValue } from './query-filters.js';
 import { GROUP_PAT, GROUP_PAT_1_33 } from '../schemas/common.js';

@@ -2,7 +2,7 @@
  * Capacity math: how much of a class a provider can hand out and whether an
  * amount fits the inventory's constraints. Pure.
  */
-import { conflict } from '../http/errors.js';
+import { conflict } from '../api/errors.js';
 import type { Inventory, Provider, Resources } from './model.js';
 
 /** Usable capacity: (total - reserved) * allocation_ratio, as upstream computes it. */

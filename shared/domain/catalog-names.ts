@@ -2,7 +2,7 @@
  * Rules for the names of the two catalogs (traits and resource classes) and
  * the filters GET /traits understands. Pure: no I/O, no HTTP.
  */
-import { badRequest } from '../http/errors.js';
+import { badRequest } from '../api/errors.js';
 import { STANDARD_RESOURCE_CLASSES } from './standard-catalog.js';
 
 /** Every name a client creates carries this prefix. */

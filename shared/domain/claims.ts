@@ -18,10 +18,9 @@
  */
 import { checkAllocation } from './capacity.js';
 import { STANDARD_RESOURCE_CLASSES } from './standard-catalog.js';
-import { conflict, badRequest, ErrorCode, type HttpError } from '../http/errors.js';
-import type { Microversion } from '../http/microversion.js';
-import type { Consumer, Provider, Resources } from './model.js';
-import type { ConsumerChange, ProviderUsageChange } from '../storage/consumers.js';
+import { conflict, badRequest, ErrorCode, type HttpError } from '../api/errors.js';
+import type { Microversion } from '../api/microversion.js';
+import type { Consumer, ConsumerChange, Provider, ProviderUsageChange, Resources } from './model.js';
 
 /** Project and user recorded for consumers written before 1.8, which could not name them. */
 const INCOMPLETE_CONSUMER_ID = '00000000-0000-0000-0000-000000000000';

@@ -50,3 +50,23 @@ export interface Consumer {
 
 /** The consumer type upstream reports for consumers created without one. */
 export const UNKNOWN_CONSUMER_TYPE = 'unknown';
+
+/** One consumer's change: its state before (undefined: new) and after (undefined: gone). */
+export interface ConsumerChange {
+  before: Consumer | undefined;
+  after: Consumer | undefined;
+}
+
+/** How a claim changes one provider's usage, and the generation it was read at. */
+export interface ProviderUsageChange {
+  provider: Provider;
+  deltas: Resources;
+  /**
+   * Whether the provider gets a new generation (default true), conditioned
+   * on the one it was read at. False only for usage that merely drops
+   * (upstream's allocation delete, or a consumer moving to another provider):
+   * the usage then moves atomically with no generation condition, and
+   * putProvider's usages condition keeps whole-item writers from undoing it.
+   */
+  bumpGeneration?: boolean;
+}

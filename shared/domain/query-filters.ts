@@ -4,9 +4,9 @@
  * and matched against providers. Pure; shared by GET /resource_providers and
  * GET /allocation_candidates (whose granular groups pass a suffix).
  */
-import { badRequest } from '../http/errors.js';
-import type { Microversion } from '../http/microversion.js';
-import type { QueryString } from '../http/query-string.js';
+import { badRequest } from '../api/errors.js';
+import type { Microversion } from '../api/microversion.js';
+import type { QueryString } from '../api/query-string.js';
 import { isUuidLike } from './uuid.js';
 import type { Resources } from './model.js';
 

@@ -18,11 +18,10 @@
  *   (unless the new inventory is empty), once when the claim bumps it, and
  *   once for the final inventory.
  */
-import { conflict, ErrorCode, HttpError } from '../http/errors.js';
+import { conflict, ErrorCode, HttpError } from '../api/errors.js';
 import { checkClaimTargets, planClaim, type ClaimState, type DesiredConsumer } from './claims.js';
 import { replacementProblem } from './inventory.js';
-import type { Inventories, Provider, Resources } from './model.js';
-import type { ConsumerChange, ProviderUsageChange } from '../storage/consumers.js';
+import type { ConsumerChange, Inventories, Provider, ProviderUsageChange, Resources } from './model.js';
 
 /** The inventories one provider should end up with. */
 export interface DesiredInventories {

@@ -5,8 +5,9 @@
  * Reply; they throw HttpError for anything that is not a success.
  */
 import middy from '@middy/core';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { PlacementRequest } from './request.js';
+import type { Operations, PlacementContext, PlacementHandler, Reply } from './types.js';
 import { unmatchedRouteError } from './router.js';
 import { routeKey } from './routes.js';
 import { requestContext } from './middleware/request-context.js';
@@ -19,33 +20,6 @@ import { authorize } from './middleware/authorize.js';
 import { cacheHeaders } from './middleware/cache-headers.js';
 import { metrics } from './middleware/metrics.js';
 import { logContext } from './middleware/log-context.js';
-
-export interface Reply {
-  status: number;
-  body?: unknown;
-  /** The body already serialised, for a handler that had to serialise it anyway (to measure it). */
-  json?: string;
-  headers?: Record<string, string>;
-  /**
-   * When the resource last changed (Last-Modified from 1.15). Unset on a 200:
-   * now, as upstream does; null: no Last-Modified (upstream has no date for
-   * some empty documents, e.g. a provider's empty inventory list).
-   */
-  lastModified?: Date | null;
-}
-
-export type Operation = (request: PlacementRequest) => Promise<Reply>;
-
-/** Operations keyed by route key ("GET /traits"). */
-export type Operations = Record<string, Operation>;
-
-export interface PlacementContext extends Context {
-  placement?: PlacementRequest;
-}
-
-export type LambdaRequest = middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PlacementContext>;
-
-export type PlacementHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
 function toResult(reply: Reply, request: PlacementRequest): APIGatewayProxyStructuredResultV2 {
   const headers: Record<string, string> = { ...reply.headers };

@@ -1,7 +1,7 @@
 /** The provider a request names, or upstream's 404 for it. */
 import type { Provider } from '../domain/model.js';
 import { getProvider } from '../storage/providers.js';
-import { notFound, objectNotFound } from './errors.js';
+import { notFound, objectNotFound } from '../api/errors.js';
 
 /**
  * Most handlers let upstream's object-layer NotFound escape (answered

@@ -4,9 +4,9 @@
  * in by the other middlewares (version, identity).
  */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { badRequest } from './errors.js';
-import { Microversion, MIN_VERSION } from './microversion.js';
-import { QueryString } from './query-string.js';
+import { badRequest } from '../api/errors.js';
+import { Microversion, MIN_VERSION } from '../api/microversion.js';
+import { QueryString } from '../api/query-string.js';
 import { matchRoute, type RouteMatch } from './router.js';
 import { validateBody, type JsonSchema } from './validation.js';
 import type { Identity } from '../domain/policy.js';

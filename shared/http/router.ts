@@ -2,7 +2,7 @@
  * Matches a method and path against the route table. API Gateway does this in
  * AWS; the local server and the fallback handler (404/405) use it here.
  */
-import { HttpError } from './errors.js';
+import { HttpError } from '../api/errors.js';
 import { ROUTES, type Route } from './routes.js';
 
 interface CompiledRoute {

@@ -4,7 +4,8 @@
  * the 400 detail is that error's str() (message, failing keyword and schema, offending instance,
  * values as Python reprs laid out by pprint) with newlines flattened to spaces by webob.
  */
-import { badRequest } from './errors.js';
+import { badRequest } from '../api/errors.js';
+import { codePoints, pformat, pyRepr } from '../api/python-repr.js';
 
 export type JsonType = 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean' | 'null';
 
@@ -56,7 +57,6 @@ const isType = (value: unknown, type: JsonType): boolean => {
 };
 const isObject = (value: unknown): value is JsonObject => isType(value, 'object');
 const typesOf = (schema: JsonSchema): JsonType[] => (schema.type === undefined ? [] : ([] as JsonType[]).concat(schema.type));
-const codePoints = (s: string) => [...s].length;
 const canonical = (value: unknown): string =>
   isObject(value)
     ? `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`).join(',')}}`
@@ -73,87 +73,6 @@ function search(pattern: string, text: string): boolean {
   let re = regexes.get(pattern);
   if (!re) regexes.set(pattern, (re = new RegExp(pattern.replace(/(?<!\\)\$/g, '(?=\\n?$)'), 'u')));
   return re.test(text);
-}
-
-// ---- Python repr() and pprint.pformat(width=72) ----------------------------------
-
-const NON_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
-const ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
-const LINE = /[^\n\r\v\f\x1c-\x1e\x85\u2028\u2029]*(?:\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029])?/gu;
-
-function reprString(s: string): string {
-  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
-  let out = '';
-  for (const ch of s) {
-    const code = ch.codePointAt(0)!;
-    if (ch === quote || ESCAPES[ch]) out += ESCAPES[ch] ?? `\\${ch}`;
-    else if (ch === ' ' || !NON_PRINTABLE.test(ch)) out += ch;
-    else if (code < 0x100) out += `\\x${code.toString(16).padStart(2, '0')}`;
-    else out += code < 0x10000 ? `\\u${code.toString(16).padStart(4, '0')}` : `\\U${code.toString(16).padStart(8, '0')}`;
-  }
-  return quote + out + quote;
-}
-
-/** Integral values print as Python ints (JSON.parse cannot tell 1 from 1.0), others as Python floats. */
-function reprNumber(n: number): string {
-  if (Number.isInteger(n) && Math.abs(n) < 1e16) return String(n);
-  const [mantissa, exp] = n.toExponential().split('e') as [string, string];
-  const e = Number(exp);
-  return e < -4 || e >= 16 ? `${mantissa}e${e < 0 ? '-' : '+'}${String(Math.abs(e)).padStart(2, '0')}` : String(n);
-}
-
-const entriesOf = (o: JsonObject, sorted: boolean) =>
-  sorted ? Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : Object.entries(o);
-
-/** Python's repr() of a JSON value; `sorted` orders dict keys as pprint does. */
-export function pyRepr(value: unknown, sorted = false): string {
-  if (value === null || value === undefined) return 'None';
-  if (typeof value === 'boolean') return value ? 'True' : 'False';
-  if (typeof value === 'number') return reprNumber(value);
-  if (typeof value === 'string') return reprString(value);
-  if (Array.isArray(value)) return `[${value.map((v) => pyRepr(v, sorted)).join(', ')}]`;
-  return `{${entriesOf(value as JsonObject, sorted).map(([k, v]) => `${reprString(k)}: ${pyRepr(v, sorted)}`).join(', ')}}`;
-}
-
-/** pprint's long string: a repr per line, long lines cut after whitespace, parenthesised at top level. */
-function pformatString(s: string, indent: number, allowance: number, top: boolean): string {
-  if (top) [indent, allowance] = [indent + 1, allowance + 1];
-  const lines = s.match(LINE)!.filter(Boolean);
-  const chunks: string[] = [];
-  lines.forEach((line, i) => {
-    const lastLine = i === lines.length - 1;
-    if (codePoints(reprString(line)) <= 72 - indent - (lastLine ? allowance : 0)) return void chunks.push(reprString(line));
-    const parts = line.match(/\S*\s*/gu)!.filter(Boolean);
-    let current = '';
-    for (const [j, part] of parts.entries()) {
-      const width = 72 - indent - (lastLine && j === parts.length - 1 ? allowance : 0);
-      if (codePoints(reprString(current + part)) <= width) {
-        current += part;
-        continue;
-      }
-      if (current) chunks.push(reprString(current));
-      current = part;
-    }
-    if (current) chunks.push(reprString(current));
-  });
-  if (chunks.length <= 1) return reprString(s);
-  const body = chunks.join(`\n${' '.repeat(indent)}`);
-  return top ? `(${body})` : body;
-}
-
-function pformat(value: unknown, indent = 0, allowance = 0, top = true): string {
-  const rep = pyRepr(value, true);
-  if (codePoints(rep) <= 72 - indent - allowance) return rep;
-  if (typeof value === 'string') return pformatString(value, indent, allowance, top);
-  if (typeof value !== 'object' || value === null) return rep;
-  const sep = `,\n${' '.repeat(indent + 1)}`;
-  const last = (i: number, n: number) => (i === n - 1 ? allowance + 1 : 1);
-  if (Array.isArray(value)) return `[${value.map((v, i) => pformat(v, indent + 1, last(i, value.length), false)).join(sep)}]`;
-  const entries = entriesOf(value as JsonObject, true);
-  return `{${entries.map(([k, v], i) => {
-    const key = reprString(k);
-    return `${key}: ${pformat(v, indent + 1 + codePoints(key) + 2, last(i, entries.length), false)}`;
-  }).join(sep)}}`;
 }
 
 // ---- validation -----------------------------------------------------------------

@@ -5,7 +5,8 @@
  * found. The work follows the number of candidates wanted, not the size of
  * the cloud.
  */
-import { AnchorTree, candidateKey, candidatesForTree, SearchBudget, SHARING_TRAIT, type AllocationRequest } from '../domain/allocation-candidates.js';
+import { AnchorTree, candidateKey, candidatesForTree, SearchBudget, type AllocationRequest } from '../domain/allocation-candidates.js';
+import { SHARING_TRAIT } from '../domain/standard-catalog.js';
 import type { CandidateRequest } from '../domain/candidate-request.js';
 import type { SearchProvider } from '../domain/model.js';
 import { PROVIDER_SHARDS } from '../storage/table-definition.js';

@@ -20,7 +20,7 @@
  * claim transaction re-checks everything.
  */
 import type { SearchProvider } from '../domain/model.js';
-import { SHARING_TRAIT } from '../domain/allocation-candidates.js';
+import { SHARING_TRAIT } from '../domain/standard-catalog.js';
 import { fromSearchItem, SEARCH_PROJECTION } from './providers.js';
 import { batchGet, queryAll, queryPage, withProjection, type Item } from './reads.js';
 import { aggregatePartition, allShards, providerKey, SHARING_PK, sharingPartition } from './keys.js';

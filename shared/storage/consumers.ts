@@ -2,7 +2,7 @@
  * Consumers and their allocations, and the claim transaction: the one place
  * allocations are written.
  */
-import type { Consumer, Provider, Resources } from '../domain/model.js';
+import type { Consumer, ConsumerChange, ProviderUsageChange, Resources } from '../domain/model.js';
 import { tableName } from './client.js';
 import { batchGet, getItem, queryAll, type Item } from './reads.js';
 import { ALLOCATION_PREFIX, allocationKey, consumerIndexKeys, consumerKey, projectGroup, providerAllocationsPartition, providerKey, userPrefix } from './keys.js';
@@ -52,26 +52,6 @@ export async function listProjectConsumers(projectId: string, userId?: string): 
     ExpressionAttributeValues: { ':project': projectGroup(projectId), ...(userId === undefined ? {} : { ':user': userPrefix(userId) }) },
   });
   return items.map(fromItem);
-}
-
-/** One consumer's change: its state before (undefined: new) and after (undefined: gone). */
-export interface ConsumerChange {
-  before: Consumer | undefined;
-  after: Consumer | undefined;
-}
-
-/** How a claim changes one provider's usage, and the generation it was read at. */
-export interface ProviderUsageChange {
-  provider: Provider;
-  deltas: Resources;
-  /**
-   * Whether the provider gets a new generation (default true), conditioned
-   * on the one it was read at. False only for usage that merely drops
-   * (upstream's allocation delete, or a consumer moving to another provider):
-   * the usage then moves atomically with no generation condition, and
-   * putProvider's usages condition keeps whole-item writers from undoing it.
-   */
-  bumpGeneration?: boolean;
 }
 
 /** The consumer item's write (conditioned on the generation read). */

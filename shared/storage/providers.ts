@@ -4,7 +4,7 @@ import { SEARCH_FIELDS, type Inventories, type Provider, type SearchProvider } f
 import { tableName } from './client.js';
 import { batchGet, getItem, queryAll, type Item, type Projection } from './reads.js';
 import { aggregateMemberKey, allShards, providerIndexKeys, providerKey, providerNameKey, sharingInAggregateKey, sharingMarkerKey, treeGroup, type Key } from './keys.js';
-import { SHARING_TRAIT } from '../domain/allocation-candidates.js';
+import { SHARING_TRAIT } from '../domain/standard-catalog.js';
 import { BY_GROUP_INDEX, BY_SHARD_INDEX } from './table-definition.js';
 import type { Write } from './transaction.js';
 import { resourceClasses, traits } from './catalog.js';

@@ -6,7 +6,7 @@ import { errorResponse } from '../../shared/http/middleware/error-response.js';
 import { metrics, METRICS_NAMESPACE, REQUEST_METRICS } from '../../shared/http/middleware/metrics.js';
 import { microversion } from '../../shared/http/middleware/microversion.js';
 import { requestContext } from '../../shared/http/middleware/request-context.js';
-import type { PlacementContext } from '../../shared/http/lambda.js';
+import type { PlacementContext } from '../../shared/http/types.js';
 import { recordConsumedCapacity, takeConsumedCapacity } from '../../shared/storage/consumed-capacity.js';
 import { ConcurrentUpdate } from '../../shared/storage/transaction.js';
 

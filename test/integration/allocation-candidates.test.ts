@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseCandidateRequest } from '../../shared/domain/candidate-request.js';
-import { Microversion } from '../../shared/http/microversion.js';
-import { QueryString } from '../../shared/http/query-string.js';
+import { Microversion } from '../../shared/api/microversion.js';
+import { QueryString } from '../../shared/api/query-string.js';
 import { searchCandidates } from '../../shared/search/candidate-search.js';
 import { PROVIDER_SHARDS } from '../../shared/storage/table-definition.js';
 import { useLocalService } from '../support/local-service.js';

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { LocalService } from '../../scripts/local/service.js';
+import type { LocalService } from '../../local/service.js';
 import { Keystone } from '../../shared/auth/keystone.js';
 import { KeystoneSecretError, secretCredentials } from '../../shared/auth/secret-credentials.js';
 import { client } from '../../scripts/lib/placement-client.js';
@@ -172,7 +172,7 @@ describe.skipIf(keystoneMissing !== undefined)('Placement logging in to Keystone
     delete process.env.PLACEMENT_KEYSTONE_PASSWORD;
     // The configuration is read as the modules load: a fresh graph, whatever an earlier test loaded.
     vi.resetModules();
-    const { startLocalService } = await import('../../scripts/local/service.js');
+    const { startLocalService } = await import('../../local/service.js');
     service = await startLocalService({ port: 0 });
   });
 

@@ -110,7 +110,7 @@ describe('requests Node cannot parse', () => {
 describe('npm start with a broken configuration', () => {
   const start = (environment: Record<string, string>) =>
     new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = execFile('npx', ['tsx', 'scripts/start-local.ts'], { env: { ...savedEnvironment, PORT: '0', ...environment } }, () => undefined);
+      const child = execFile('npx', ['tsx', 'local/start.ts'], { env: { ...savedEnvironment, PORT: '0', ...environment } }, () => undefined);
       let stderr = '';
       child.stderr!.on('data', (chunk) => (stderr += chunk.toString()));
       child.on('exit', (code) => resolve({ code, stderr }));

@@ -1,5 +1,5 @@
 /** The HttpError an action throws; fails the test when it throws nothing or something else. */
-import { HttpError } from '../../shared/http/errors.js';
+import { HttpError } from '../../shared/api/errors.js';
 
 export function errorOf(action: () => unknown): HttpError {
   try {

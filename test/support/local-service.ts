@@ -8,7 +8,7 @@
  * afterwards.
  */
 import { afterAll, beforeAll, vi } from 'vitest';
-import type { LocalService } from '../../scripts/local/service.js';
+import type { LocalService } from '../../local/service.js';
 import { client } from '../../scripts/lib/placement-client.js';
 
 type Environment = Record<string, string | undefined>;
@@ -32,7 +32,7 @@ export function useLocalService(environment?: () => Promise<Environment> | Envir
       // A fresh module graph, so that the handlers load with this configuration.
       vi.resetModules();
     }
-    const { startLocalService } = await import('../../scripts/local/service.js');
+    const { startLocalService } = await import('../../local/service.js');
     service = await startLocalService({ port: 0 });
   }, 120_000);
   afterAll(async () => {

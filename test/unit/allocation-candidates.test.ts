@@ -4,13 +4,13 @@ import {
   candidateKey,
   candidatesForTree,
   SearchBudget,
-  SHARING_TRAIT,
   type AllocationRequest,
 } from '../../shared/domain/allocation-candidates.js';
+import { SHARING_TRAIT } from '../../shared/domain/standard-catalog.js';
 import { parseCandidateRequest, type CandidateRequest } from '../../shared/domain/candidate-request.js';
 import type { Provider } from '../../shared/domain/model.js';
-import { Microversion } from '../../shared/http/microversion.js';
-import { QueryString } from '../../shared/http/query-string.js';
+import { Microversion } from '../../shared/api/microversion.js';
+import { QueryString } from '../../shared/api/query-string.js';
 import { walkFilter } from '../../shared/search/candidate-search.js';
 import { errorOf } from '../support/errors.js';
 import { inventory, makeProvider } from '../support/fixtures.js';

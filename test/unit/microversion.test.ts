@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { errorOf } from '../support/errors.js';
-import { Microversion, requestedMicroversion } from '../../shared/http/microversion.js';
+import { Microversion, requestedMicroversion } from '../../shared/api/microversion.js';
 
 describe('requestedMicroversion', () => {
   it('defaults to 1.0 without a placement entry', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Microversion } from '../../shared/http/microversion.js';
-import { QueryString } from '../../shared/http/query-string.js';
+import { Microversion } from '../../shared/api/microversion.js';
+import { QueryString } from '../../shared/api/query-string.js';
 import { parseMemberOf, parseRequiredTraits, parseResources, satisfies } from '../../shared/domain/query-filters.js';
 
 const v = (text: string) => Microversion.parse(text);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { HttpError } from '../../shared/http/errors.js';
-import { isUuidLike, isValid, pyRepr, validateBody, validateQuery, type JsonSchema } from '../../shared/http/validation.js';
+import { HttpError } from '../../shared/api/errors.js';
+import { pyRepr } from '../../shared/api/python-repr.js';
+import { isUuidLike, isValid, validateBody, validateQuery, type JsonSchema } from '../../shared/http/validation.js';
 import { PUT_AGGREGATES_1_19 } from '../../shared/schemas/aggregate.js';
 import { PUT_ALLOCATIONS_1_12, PUT_ALLOCATIONS_1_28, PUT_ALLOCATIONS_1_38, POST_ALLOCATIONS_1_34 } from '../../shared/schemas/allocation.js';
 import {

@@ -6,10 +6,10 @@
  * Keystone's 401, 503 when Keystone cannot be asked.
  */
 import type middy from '@middy/core';
-import { HttpError } from '../errors.js';
+import { HttpError } from '../../api/errors.js';
 import { authStrategy, authenticateHeaders, checkAuthConfiguration, fromAuthorizerContext, keystone } from '../../auth/authenticate.js';
 import { logger } from '../logger.js';
-import type { LambdaRequest } from '../lambda.js';
+import type { LambdaRequest } from '../types.js';
 
 function unauthenticated(): HttpError {
   if (authStrategy() === 'noauth2') return new HttpError(401, '', { versioned: false, bare: true });

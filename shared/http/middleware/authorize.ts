@@ -1,8 +1,8 @@
 /** Checks the route's policy rule against the caller before the handler runs. */
 import type middy from '@middy/core';
-import { forbidden } from '../errors.js';
+import { forbidden } from '../../api/errors.js';
 import { policy } from '../policy.js';
-import type { LambdaRequest } from '../lambda.js';
+import type { LambdaRequest } from '../types.js';
 
 export const authorize = (): middy.MiddlewareObj => {
   // Built with the handler, so a bad policy file fails the cold start (or npm start), not a request.

@@ -1,6 +1,6 @@
 /** From microversion 1.15, 200 responses must not be cached (the date they last changed is the Reply's lastModified). */
 import type middy from '@middy/core';
-import type { LambdaRequest } from '../lambda.js';
+import type { LambdaRequest } from '../types.js';
 
 export const cacheHeaders = (): middy.MiddlewareObj => ({
   after: (request: LambdaRequest) => {

@@ -10,7 +10,7 @@ import type middy from '@middy/core';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { commaSeparated, config } from '../../config.js';
 import type { PlacementRequest } from '../request.js';
-import type { LambdaRequest } from '../lambda.js';
+import type { LambdaRequest } from '../types.js';
 
 export interface CorsOptions {
   allowedOrigins: string[];

@@ -4,10 +4,10 @@
  * upstream's webob does), anything else to a logged 500.
  */
 import type middy from '@middy/core';
-import { ErrorCode, HttpError } from '../errors.js';
+import { ErrorCode, HttpError } from '../../api/errors.js';
 import { ConcurrentUpdate, TooManyWrites } from '../../storage/transaction.js';
 import { logger } from '../logger.js';
-import type { LambdaRequest } from '../lambda.js';
+import type { LambdaRequest } from '../types.js';
 import { versionHeaders } from './microversion.js';
 
 /** The type webob picks for its own error pages: JSON unless the client prefers HTML, plain text when it takes neither. */

@@ -5,7 +5,7 @@
  */
 import type middy from '@middy/core';
 import { logger } from '../logger.js';
-import type { LambdaRequest } from '../lambda.js';
+import type { LambdaRequest } from '../types.js';
 
 export const logContext = (): middy.MiddlewareObj => ({
   before: (request: LambdaRequest) => {

@@ -14,7 +14,7 @@ import type middy from '@middy/core';
 import { config } from '../../config.js';
 import { takeConsumedCapacity } from '../../storage/consumed-capacity.js';
 import { routeKey } from '../routes.js';
-import type { LambdaRequest } from '../lambda.js';
+import type { LambdaRequest } from '../types.js';
 
 export const METRICS_NAMESPACE = 'Placement';
 

@@ -1,8 +1,8 @@
 /** Reads the requested microversion and echoes it on the response. */
 import type middy from '@middy/core';
-import { requestedMicroversion } from '../microversion.js';
+import { requestedMicroversion } from '../../api/microversion.js';
 import type { PlacementRequest } from '../request.js';
-import type { LambdaRequest } from '../lambda.js';
+import type { LambdaRequest } from '../types.js';
 
 export function versionHeaders(request: PlacementRequest, withVary: boolean): Record<string, string> {
   return {

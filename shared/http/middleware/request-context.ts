@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type middy from '@middy/core';
 import { PlacementRequest } from '../request.js';
-import type { LambdaRequest } from '../lambda.js';
+import type { LambdaRequest } from '../types.js';
 
 export const requestContext = (): middy.MiddlewareObj => {
   const stamp = (request: LambdaRequest) => {

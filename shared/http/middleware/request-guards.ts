@@ -4,9 +4,9 @@
  * the client must accept JSON; a JSON body must say it is JSON.
  */
 import type middy from '@middy/core';
-import { HttpError, notFound } from '../errors.js';
+import { HttpError, notFound } from '../../api/errors.js';
 import type { PlacementRequest } from '../request.js';
-import type { LambdaRequest } from '../lambda.js';
+import type { LambdaRequest } from '../types.js';
 
 /** Upstream checks the length outside its handlers, so these 400s carry no Vary header. */
 function checkContentLength(request: PlacementRequest): void {

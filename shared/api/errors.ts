@@ -1,6 +1,6 @@
 /**
  * The one typed error of the service. Handlers and the domain throw it; the
- * error middleware (shared/http/middleware/errors.ts) is the only place that
+ * error middleware (shared/http/middleware/error-response.ts) is the only place that
  * turns it into Placement's JSON error body.
  */
 

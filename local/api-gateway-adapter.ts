@@ -9,10 +9,10 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { handler as authorizer } from '../../functions/authorizer.js';
-import { matchRoute } from '../../shared/http/router.js';
-import { routeKey, type HandlerName } from '../../shared/http/routes.js';
-import type { PlacementHandler } from '../../shared/http/lambda.js';
+import { handler as authorizer } from '../functions/authorizer.js';
+import { matchRoute } from '../shared/http/router.js';
+import { routeKey, type HandlerName } from '../shared/http/routes.js';
+import type { PlacementHandler } from '../shared/http/types.js';
 
 export type HandlerModules = Record<HandlerName, PlacementHandler>;
 

@@ -4,7 +4,7 @@
  * `npm start`, the integration tests and the benchmarks.
  */
 import { createServer, type Server } from 'node:http';
-import { handlers } from '../../functions/index.js';
+import { handlers } from '../functions/index.js';
 import { apiGatewayAdapter, clientErrorHandler } from './api-gateway-adapter.js';
 import { prepareTable } from './create-table.js';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.js';

@@ -1,8 +1,8 @@
 /** Creates the table from the shared definition (the CDK stack uses the same one) and seeds the catalogs. */
 import { CreateTableCommand, DescribeTableCommand, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
-import { dynamo, tableName } from '../../shared/storage/client.js';
-import { PARTITION_KEY, SECONDARY_INDEXES, SORT_KEY } from '../../shared/storage/table-definition.js';
-import { seedStandardCatalogs } from '../../shared/storage/catalog.js';
+import { dynamo, tableName } from '../shared/storage/client.js';
+import { PARTITION_KEY, SECONDARY_INDEXES, SORT_KEY } from '../shared/storage/table-definition.js';
+import { seedStandardCatalogs } from '../shared/storage/catalog.js';
 
 export async function ensureTable(): Promise<void> {
   try {

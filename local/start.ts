@@ -4,13 +4,13 @@
  * disk; PLACEMENT_DYNAMODB_ENDPOINT uses a DynamoDB that is already running).
  * Exits non-zero with a one-line message when the configuration is unusable.
  */
-import type { LocalService } from './local/service.js';
+import type { LocalService } from './service.js';
 
 const port = Number(process.env.PORT ?? 8778);
 let service: LocalService;
 try {
   // Imported here so that a configuration error the handlers raise as they load (policy file, auth) is reported plainly.
-  const { startLocalService } = await import('./local/service.js');
+  const { startLocalService } = await import('./service.js');
   service = await startLocalService({ port, dataDirectory: process.env.PLACEMENT_DATA_DIR || undefined });
 } catch (error) {
   console.error(`placement: cannot start: ${(error as Error).message}`);
