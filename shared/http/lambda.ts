@@ -20,6 +20,7 @@ import { authorize } from './middleware/authorize.js';
 import { cacheHeaders } from './middleware/cache-headers.js';
 import { metrics } from './middleware/metrics.js';
 import { logContext } from './middleware/log-context.js';
+import { trackConsumedCapacity } from '../storage/consumed-capacity.js';
 
 function toResult(reply: Reply, request: PlacementRequest): APIGatewayProxyStructuredResultV2 {
   const headers: Record<string, string> = { ...reply.headers };
@@ -51,5 +52,6 @@ export function lambdaHandler(operations: Operations): PlacementHandler {
       if (operation === undefined) throw unmatchedRouteError(request.method, request.path);
       return toResult(await operation(request), request);
     });
-  return handler as unknown as PlacementHandler;
+  // Each invocation counts its DynamoDB units apart: the local server runs many at once in one process.
+  return (event, context) => trackConsumedCapacity(() => (handler as unknown as PlacementHandler)(event, context));
 }

@@ -6,6 +6,7 @@ import { errorResponse } from '../../shared/http/middleware/error-response.js';
 import { metrics, METRICS_NAMESPACE, REQUEST_METRICS } from '../../shared/http/middleware/metrics.js';
 import { microversion } from '../../shared/http/middleware/microversion.js';
 import { requestContext } from '../../shared/http/middleware/request-context.js';
+import { lambdaHandler } from '../../shared/http/lambda.js';
 import type { PlacementContext } from '../../shared/http/types.js';
 import { recordConsumedCapacity, takeConsumedCapacity } from '../../shared/storage/consumed-capacity.js';
 import { ConcurrentUpdate } from '../../shared/storage/transaction.js';
@@ -137,5 +138,27 @@ describe('consumed capacity', () => {
     recordConsumedCapacity({ CapacityUnits: 10 }, 'write');
     recordConsumedCapacity({ CapacityUnits: 6, ReadCapacityUnits: 2, WriteCapacityUnits: 4 }, 'write');
     expect(takeConsumedCapacity()).toEqual({ read: 5, write: 14, items: 0 });
+  });
+
+  it('keeps the units of requests served at the same time apart', async () => {
+    const written: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
+    // Each request reads its `units` twice, with the other request's reads in between.
+    const handler = lambdaHandler({
+      'GET /traits': async (request) => {
+        const units = Number(request.query.get('units'));
+        recordConsumedCapacity({ CapacityUnits: units }, 'read');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        recordConsumedCapacity({ CapacityUnits: units }, 'read');
+        return { status: 200, body: {} };
+      },
+    });
+    const request = (units: number) => handler({ ...event('GET', '/traits', { 'openstack-api-version': 'placement 1.6' }), rawQueryString: `units=${units}` }, { ...context });
+    await Promise.all([request(1), request(10)]);
+    const records = written.filter((line) => line.includes('"_aws"')).map((line) => JSON.parse(line));
+    expect(records.map((record) => record.ReadCapacityUnits).sort((a, b) => a - b)).toEqual([2, 20]);
   });
 });

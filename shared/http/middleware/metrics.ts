@@ -6,9 +6,9 @@
  * status, microversion).
  *
  * Registered first in the chain, so its `after`/`onError` run last and see
- * the final response. The unit totals are per process: right in Lambda (one
- * request at a time per instance), mixed under the local server's concurrency,
- * which is why it is off outside Lambda unless PLACEMENT_METRICS asks for it.
+ * the final response. The unit totals are per invocation (lambdaHandler
+ * scopes them), so they stay right under the local server's concurrency; the
+ * record is off outside Lambda unless PLACEMENT_METRICS asks for it.
  */
 import type middy from '@middy/core';
 import { config } from '../../config.js';
