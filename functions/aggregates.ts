@@ -44,10 +44,7 @@ async function setAggregates(request: PlacementRequest): Promise<Reply> {
   if (request.isAtLeast(WITH_GENERATION)) {
     const body = request.json<AggregatesBody>(schemas.PUT_AGGREGATES_1_19);
     if (provider.generation !== body.resource_provider_generation) {
-      throw conflict(
-        "Resource provider's generation already changed. Please update the generation and try again.",
-        ErrorCode.CONCURRENT_UPDATE,
-      );
+      throw conflict("Resource provider's generation already changed. Please update the generation and try again.", ErrorCode.CONCURRENT_UPDATE);
     }
     const after: Provider = { ...provider, aggregates: body.aggregates, generation: provider.generation + 1, updatedAt: now() };
     await commit(providerChangeWrites(provider, after));

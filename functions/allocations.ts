@@ -12,7 +12,15 @@ import { lambdaHandler } from '../shared/http/lambda.js';
 import type { Operations, Reply } from '../shared/http/types.js';
 import type { PlacementRequest } from '../shared/http/request.js';
 import type { JsonSchema } from '../shared/http/validation.js';
-import { allocatedClasses, desiredConsumer, planClaim, planRemoval, providersInvolved, type ConsumerBody, type DesiredConsumer } from '../shared/domain/claims.js';
+import {
+  allocatedClasses,
+  desiredConsumer,
+  planClaim,
+  planRemoval,
+  providersInvolved,
+  type ConsumerBody,
+  type DesiredConsumer,
+} from '../shared/domain/claims.js';
 import { UNKNOWN_CONSUMER_TYPE, type Consumer, type Resources } from '../shared/domain/model.js';
 import { isUuidLike, normalizeUuid } from '../shared/domain/uuid.js';
 import * as schemas from '../shared/schemas/allocation.js';
@@ -119,13 +127,10 @@ async function showProviderAllocations(request: PlacementRequest): Promise<Reply
     throw notFound(`Resource provider '${uuid}' not found: No resource provider with uuid ${uuid} found`);
   }
   const held = await listProviderAllocations(uuid);
-  const consumers: Map<string, Consumer> =
-    held.size > 0 && request.isAtLeast('1.15') ? await getConsumers([...held.keys()]) : new Map();
+  const consumers: Map<string, Consumer> = held.size > 0 && request.isAtLeast('1.15') ? await getConsumers([...held.keys()]) : new Map();
   const allocations: Record<string, { resources: Resources; consumer_generation?: number | null }> = {};
   for (const [consumerUuid, resources] of held) {
-    allocations[consumerUuid] = request.isAtLeast('1.28')
-      ? { resources, consumer_generation: consumers.get(consumerUuid)?.generation ?? null }
-      : { resources };
+    allocations[consumerUuid] = request.isAtLeast('1.28') ? { resources, consumer_generation: consumers.get(consumerUuid)?.generation ?? null } : { resources };
   }
   const times = [...consumers.values()].map((consumer) => Date.parse(consumer.updatedAt));
   return {

@@ -127,10 +127,7 @@ async function createInventory(request: PlacementRequest): Promise<Reply> {
     provider,
     (current) => {
       if (resourceClass in current.inventories) {
-        throw conflict(
-          `Update conflict: Inventory for '${resourceClass}' on resource provider '${uuid}' already exists.`,
-          ErrorCode.CONCURRENT_UPDATE,
-        );
+        throw conflict(`Update conflict: Inventory for '${resourceClass}' on resource provider '${uuid}' already exists.`, ErrorCode.CONCURRENT_UPDATE);
       }
       return { ...current.inventories, [resourceClass]: inventory };
     },
@@ -204,9 +201,7 @@ async function updateInventory(request: PlacementRequest): Promise<Reply> {
     async (current) => {
       if (!(resourceClass in current.inventories)) {
         if (!(await classExists(resourceClass))) throw notFound(noSuchClass(resourceClass));
-        throw badRequest(
-          `No inventory record with resource class for resource provider ${uuid}: No inventory of class ${resourceClass} found.`,
-        );
+        throw badRequest(`No inventory record with resource class for resource provider ${uuid}: No inventory of class ${resourceClass} found.`);
       }
       return { ...current.inventories, [resourceClass]: inventory };
     },

@@ -37,12 +37,7 @@ async function reshape(request: PlacementRequest): Promise<Reply> {
     inventories: inventoriesFromRecords(entry.inventories, unknownReshapeClass),
   }));
   const desired = Object.entries(body.allocations).map(([uuid, entry]) => desiredConsumer(uuid, entry, request.version));
-  const missing = new Set(
-    await resourceClasses.missing([
-      ...inventories.flatMap((want) => Object.keys(want.inventories)),
-      ...allocatedClasses(desired),
-    ]),
-  );
+  const missing = new Set(await resourceClasses.missing([...inventories.flatMap((want) => Object.keys(want.inventories)), ...allocatedClasses(desired)]));
 
   // A retry reads afresh and checks the client's generations again, so only
   // changes that left them intact (as upstream's allocation retries) succeed.

@@ -114,9 +114,7 @@ async function deleteClass(request: PlacementRequest): Promise<Reply> {
   const name = request.param('name');
   const entry = await loadClass(name);
   if (isStandard(entry)) throw badRequest(`Error in delete resource class: Cannot delete standard resource class ${name}.`);
-  await resourceClasses.delete(name, () =>
-    conflict(`Error in delete resource class: Cannot delete resource class ${name}. Class is in use in inventory.`),
-  );
+  await resourceClasses.delete(name, () => conflict(`Error in delete resource class: Cannot delete resource class ${name}. Class is in use in inventory.`));
   return { status: 204 };
 }
 

@@ -28,10 +28,7 @@ function links(request: PlacementRequest, uuid: string) {
     ['traits', '1.6'],
     ['allocations', '1.11'],
   ] as const;
-  return [
-    { rel: 'self', href: self },
-    ...related.filter(([, since]) => request.isAtLeast(since)).map(([rel]) => ({ rel, href: `${self}/${rel}` })),
-  ];
+  return [{ rel: 'self', href: self }, ...related.filter(([, since]) => request.isAtLeast(since)).map(([rel]) => ({ rel, href: `${self}/${rel}` }))];
 }
 
 function serialize(request: PlacementRequest, provider: Provider) {
@@ -175,7 +172,10 @@ async function updateResourceProvider(request: PlacementRequest) {
       const parent = parentUuid ? await getProvider(parentUuid) : undefined;
       const tree = await listTree(before.rootUuid);
       const problem = checkNewParent(before, parentUuid, parent, tree, request.isAtLeast('1.37'));
-      if (problem) throw problem.action === 'create' ? badRequest(`Unable to save resource provider ${uuid}: Object action create failed because: ${problem.reason}`) : failure(problem.reason);
+      if (problem)
+        throw problem.action === 'create'
+          ? badRequest(`Unable to save resource provider ${uuid}: Object action create failed because: ${problem.reason}`)
+          : failure(problem.reason);
       after.parentUuid = parentUuid;
       after.rootUuid = parent?.rootUuid ?? uuid;
       subtree = problem === undefined ? descendantsOf(uuid, tree) : [];

@@ -129,10 +129,7 @@ async function updateProviderTraits(request: PlacementRequest): Promise<Reply> {
   const body = request.json<SetTraitsBody>(schemas.PUT_RESOURCE_PROVIDER_TRAITS_1_6);
   const provider = await loadProvider(request.param('uuid'));
   if (provider.generation !== body.resource_provider_generation) {
-    throw conflict(
-      "Resource provider's generation already changed. Please update the generation and try again.",
-      ErrorCode.CONCURRENT_UPDATE,
-    );
+    throw conflict("Resource provider's generation already changed. Please update the generation and try again.", ErrorCode.CONCURRENT_UPDATE);
   }
   const wanted = distinct(body.traits);
   const found = await traits.getMany(wanted);

@@ -63,7 +63,10 @@ export class PlacementStack extends Stack {
         );
       }
     } else {
-      Annotations.of(this).addWarningV2('placement:noauth2', 'auth=noauth2: anyone who can reach the API can act as admin. For throw-away test deployments only.');
+      Annotations.of(this).addWarningV2(
+        'placement:noauth2',
+        'auth=noauth2: anyone who can reach the API can act as admin. For throw-away test deployments only.',
+      );
     }
     // The authorizer gets the same environment without the table, which it never reads.
     const authorizerEnvironment = { ...settings.environment, ...auth, PLACEMENT_STAGE: settings.stage };
@@ -107,7 +110,8 @@ export class PlacementStack extends Stack {
 
     new CfnOutput(this, 'ApiUrl', { value: api.httpApi.apiEndpoint, description: 'Placement endpoint: [placement] endpoint_override in nova.conf' });
     new CfnOutput(this, 'TableName', { value: table.tableName });
-    if (secret) new CfnOutput(this, 'KeystoneSecretArn', { value: secret.secretArn, description: 'Service credentials the authorizer logs in to Keystone with' });
+    if (secret)
+      new CfnOutput(this, 'KeystoneSecretArn', { value: secret.secretArn, description: 'Service credentials the authorizer logs in to Keystone with' });
   }
 
   /**
@@ -127,7 +131,10 @@ export class PlacementStack extends Stack {
       onEventHandler: seeder,
       logGroup: new LogGroup(this, 'CatalogSeederProviderLogs', { retention: settings.logRetentionDays as RetentionDays }),
     });
-    const catalogs = createHash('sha256').update(JSON.stringify([STANDARD_RESOURCE_CLASSES, STANDARD_TRAITS])).digest('hex').slice(0, 16);
+    const catalogs = createHash('sha256')
+      .update(JSON.stringify([STANDARD_RESOURCE_CLASSES, STANDARD_TRAITS]))
+      .digest('hex')
+      .slice(0, 16);
     new CustomResource(this, 'StandardCatalogs', { serviceToken: provider.serviceToken, properties: { catalogs } });
   }
 }

@@ -95,7 +95,8 @@ class ContextReader {
   /** A number for every function, or an object of per-function numbers (key `default` for the rest). */
   perFunction(key: string, fallback: (name: FunctionName) => number | undefined, min: number): Record<FunctionName, number | undefined> {
     const value = this.raw(key);
-    const overrides: Record<string, unknown> = value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : value === undefined ? {} : { default: value };
+    const overrides: Record<string, unknown> =
+      value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : value === undefined ? {} : { default: value };
     const unknown = Object.keys(overrides).filter((name) => name !== 'default' && !FUNCTION_NAMES.includes(name as FunctionName));
     if (unknown.length > 0) throw new Error(`context ${key}: unknown function ${unknown.join(', ')} (known: ${FUNCTION_NAMES.join(', ')})`);
     return Object.fromEntries(
@@ -138,7 +139,8 @@ export function readSettings(node: Node): PlacementSettings {
     throw new Error('context environment: expected a JSON object of PLACEMENT_* variables');
   }
   for (const [name, value] of Object.entries(environment)) {
-    if (!name.startsWith('PLACEMENT_') || typeof value !== 'string') throw new Error(`context environment: ${name} must be a PLACEMENT_* variable with a string value`);
+    if (!name.startsWith('PLACEMENT_') || typeof value !== 'string')
+      throw new Error(`context environment: ${name} must be a PLACEMENT_* variable with a string value`);
   }
 
   return {

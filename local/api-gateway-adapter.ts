@@ -181,7 +181,15 @@ export function clientErrorHandler(handlers: HandlerModules) {
         const body = Buffer.from(result.body ?? '', 'utf8');
         const status = result.statusCode ?? 200;
         const headers = Object.entries(result.headers ?? {}).map(([name, value]) => `${name}: ${value}\r\n`);
-        socket.end(Buffer.concat([Buffer.from(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${headers.join('')}content-length: ${body.length}\r\nconnection: close\r\n\r\n`, 'latin1'), body]));
+        socket.end(
+          Buffer.concat([
+            Buffer.from(
+              `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${headers.join('')}content-length: ${body.length}\r\nconnection: close\r\n\r\n`,
+              'latin1',
+            ),
+            body,
+          ]),
+        );
       },
       (failure) => {
         console.error(failure);

@@ -153,8 +153,7 @@ function buildCloud(computeNodes: number, seed: number): Cloud {
     // A node of a shared-storage aggregate brings its disk to the sharing provider.
     if (storage) storage.inventories.DISK_GB!.total += disk;
     providers.push(node);
-    const pf = (k: number) =>
-      provider(`cn-${n}-pf${k}`, node, { inventories: { SRIOV_NET_VF: { total: 8, allocation_ratio: 1 } }, traits: ['HW_NIC_SRIOV'] });
+    const pf = (k: number) => provider(`cn-${n}-pf${k}`, node, { inventories: { SRIOV_NET_VF: { total: 8, allocation_ratio: 1 } }, traits: ['HW_NIC_SRIOV'] });
     const pfs = random() < NESTED_SHARE ? Array.from({ length: PFS_PER_NESTED_NODE }, (_, k) => pf(k)) : [];
     node.children = pfs.map((pf) => pf.uuid);
     providers.push(...pfs);
@@ -314,8 +313,7 @@ function startReference(): string {
 const stopReference = () => referenceScript('stop');
 const referenceDatabase = () => join(REFERENCE_STATE, 'placement.sqlite');
 const sqlite = (sql: string) => execFileSync('sqlite3', ['-batch', referenceDatabase()], { input: sql, encoding: 'utf8', maxBuffer: 1 << 26 });
-const quote = (value: string | number | null) =>
-  value === null ? 'NULL' : typeof value === 'number' ? String(value) : `'${value.replace(/'/g, "''")}'`;
+const quote = (value: string | number | null) => (value === null ? 'NULL' : typeof value === 'number' ? String(value) : `'${value.replace(/'/g, "''")}'`);
 
 /** Name to id, as the server synced them at start (resource classes follow os-resource-classes' order). */
 function referenceIds(table: 'resource_classes' | 'traits'): Map<string, number> {

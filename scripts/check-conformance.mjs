@@ -4,9 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 
 const [resultsFile, baselineFile, mode] = process.argv.slice(2);
 const results = JSON.parse(readFileSync(resultsFile, 'utf8'));
-const passed = new Set(
-  results.results.flatMap((file) => file.tests.filter((test) => test.status === 'passed').map((test) => `${file.file} :: ${test.name}`)),
-);
+const passed = new Set(results.results.flatMap((file) => file.tests.filter((test) => test.status === 'passed').map((test) => `${file.file} :: ${test.name}`)));
 if (mode === '--write') {
   writeFileSync(baselineFile, [...passed].sort().join('\n') + '\n');
   console.log(`baseline written: ${passed.size} passing tests`);

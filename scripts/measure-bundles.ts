@@ -190,7 +190,9 @@ try {
 }
 
 console.log(`\nBundles as deployed (infra/bundling.ts); cold start = fresh node ${process.version} process, median of ${RUNS}, DynamoDB Local\n`);
-console.log('| function | KB | KB gzip | import ms | first request ms | cold total ms | best cold ms | same request warm ms | RSS MB | first status | units read / write | within targets |');
+console.log(
+  '| function | KB | KB gzip | import ms | first request ms | cold total ms | best cold ms | same request warm ms | RSS MB | first status | units read / write | within targets |',
+);
 console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const row of rows) console.log(row);
 console.log(`\nTargets: < ${SIZE_TARGET_KB} KB and < ${COLD_TARGET_MS} ms (import + first request).`);

@@ -119,7 +119,9 @@ try {
   const pct = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))]!;
 
   console.log(`\n${DECISIONS} scheduling decisions over ${PROVIDERS} compute nodes, one at a time, local server on DynamoDB Local\n`);
-  console.log('| request | read units | write units | handler ms mean / p50 / p99 | memory MB | response KB | log bytes | USD per million: DynamoDB | Lambda | HTTP API | logs | total |');
+  console.log(
+    '| request | read units | write units | handler ms mean / p50 / p99 | memory MB | response KB | log bytes | USD per million: DynamoDB | Lambda | HTTP API | logs | total |',
+  );
   console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
   let perMillion = 0;
   const perMillionParts = { dynamo: 0, lambda: 0, api: 0, logs: 0 };
@@ -148,7 +150,9 @@ try {
     );
   }
   const statuses = [...new Set(measured.map((record) => `${record.route} ${record.status}`))];
-  console.log(`\nPer million decisions: ${perMillion.toFixed(2)} USD = DynamoDB ${perMillionParts.dynamo.toFixed(2)} + Lambda ${perMillionParts.lambda.toFixed(2)} + HTTP API ${perMillionParts.api.toFixed(2)} + logs ${perMillionParts.logs.toFixed(2)}`);
+  console.log(
+    `\nPer million decisions: ${perMillion.toFixed(2)} USD = DynamoDB ${perMillionParts.dynamo.toFixed(2)} + Lambda ${perMillionParts.lambda.toFixed(2)} + HTTP API ${perMillionParts.api.toFixed(2)} + logs ${perMillionParts.logs.toFixed(2)}`,
+  );
   console.log(`Statuses seen: ${statuses.join(', ')}.`);
 } finally {
   server.kill('SIGTERM');

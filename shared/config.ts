@@ -74,7 +74,9 @@ export const config = {
     );
   },
   get corsExposeHeaders(): string[] {
-    return commaSeparated(process.env.PLACEMENT_CORS_EXPOSE_HEADERS ?? 'X-Auth-Token,X-Openstack-Request-Id,X-Subject-Token,X-Service-Token,OpenStack-API-Version');
+    return commaSeparated(
+      process.env.PLACEMENT_CORS_EXPOSE_HEADERS ?? 'X-Auth-Token,X-Openstack-Request-Id,X-Subject-Token,X-Service-Token,OpenStack-API-Version',
+    );
   },
   get corsAllowMethods(): string[] {
     return commaSeparated(process.env.PLACEMENT_CORS_ALLOW_METHODS ?? 'GET,PUT,POST,DELETE,PATCH');

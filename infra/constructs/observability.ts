@@ -99,8 +99,7 @@ export class Observability extends Construct {
 
     const placement = (metricName: string, statistic: string, label?: string): IMetric =>
       new Metric({ namespace: METRICS_NAMESPACE, metricName, dimensionsMap: { Stage: props.stage }, statistic, period: PERIOD, label });
-    const perFunction = (metric: (fn: IFunction) => Metric) =>
-      Object.entries(props.functions).map(([label, fn]) => metric(fn).with({ label, period: PERIOD }));
+    const perFunction = (metric: (fn: IFunction) => Metric) => Object.entries(props.functions).map(([label, fn]) => metric(fn).with({ label, period: PERIOD }));
 
     new Dashboard(this, 'Dashboard', {
       dashboardName: props.name,

@@ -56,8 +56,7 @@ export function requestedMicroversion(header: string | undefined): Microversion 
   if (!version.isAtLeast(MIN_VERSION) || !MAX.isAtLeast(version.toString())) {
     throw new HttpError(406, `Invalid microversion: Unacceptable version header: ${text}`, {
       versioned: false,
-      explanation:
-        'The resource could not be generated that was acceptable to your browser (content of type application/json.',
+      explanation: 'The resource could not be generated that was acceptable to your browser (content of type application/json.',
       extra: { max_version: MAX_VERSION, min_version: MIN_VERSION },
     });
   }

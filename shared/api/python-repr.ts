@@ -34,8 +34,7 @@ function reprNumber(n: number): string {
   return e < -4 || e >= 16 ? `${mantissa}e${e < 0 ? '-' : '+'}${String(Math.abs(e)).padStart(2, '0')}` : String(n);
 }
 
-const entriesOf = (o: JsonObject, sorted: boolean) =>
-  sorted ? Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : Object.entries(o);
+const entriesOf = (o: JsonObject, sorted: boolean) => (sorted ? Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : Object.entries(o));
 
 /** Python's repr() of a JSON value; `sorted` orders dict keys as pprint does. */
 export function pyRepr(value: unknown, sorted = false): string {
@@ -44,7 +43,9 @@ export function pyRepr(value: unknown, sorted = false): string {
   if (typeof value === 'number') return reprNumber(value);
   if (typeof value === 'string') return reprString(value);
   if (Array.isArray(value)) return `[${value.map((v) => pyRepr(v, sorted)).join(', ')}]`;
-  return `{${entriesOf(value as JsonObject, sorted).map(([k, v]) => `${reprString(k)}: ${pyRepr(v, sorted)}`).join(', ')}}`;
+  return `{${entriesOf(value as JsonObject, sorted)
+    .map(([k, v]) => `${reprString(k)}: ${pyRepr(v, sorted)}`)
+    .join(', ')}}`;
 }
 
 /** pprint's long string: a repr per line, long lines cut after whitespace, parenthesised at top level. */
@@ -82,8 +83,10 @@ export function pformat(value: unknown, indent = 0, allowance = 0, top = true): 
   const last = (i: number, n: number) => (i === n - 1 ? allowance + 1 : 1);
   if (Array.isArray(value)) return `[${value.map((v, i) => pformat(v, indent + 1, last(i, value.length), false)).join(sep)}]`;
   const entries = entriesOf(value as JsonObject, true);
-  return `{${entries.map(([k, v], i) => {
-    const key = reprString(k);
-    return `${key}: ${pformat(v, indent + 1 + codePoints(key) + 2, last(i, entries.length), false)}`;
-  }).join(sep)}}`;
+  return `{${entries
+    .map(([k, v], i) => {
+      const key = reprString(k);
+      return `${key}: ${pformat(v, indent + 1 + codePoints(key) + 2, last(i, entries.length), false)}`;
+    })
+    .join(sep)}}`;
 }

@@ -190,9 +190,7 @@ export function candidatesForTree(
   const partsByGroup: GroupPart[][] = [];
   for (const group of groups) {
     const inTreeRoot = group.inTree === undefined ? undefined : inTreeRoots.get(group.inTree);
-    const parts = spreadsOverProviders(group)
-      ? spreadParts(group, tree, inTreeRoot, budget)
-      : singleProviderParts(group, tree, inTreeRoot);
+    const parts = spreadsOverProviders(group) ? spreadParts(group, tree, inTreeRoot, budget) : singleProviderParts(group, tree, inTreeRoot);
     if (budget.exhausted) return false;
     if (parts.length === 0) return true;
     partsByGroup.push(parts);

@@ -108,9 +108,7 @@ function checkOrphans(groups: Map<string, RequestGroup>): void {
     const keys = orphanTraits.map((group) => `required${group.suffix}`).join(', ');
     throw badRequest(`All traits parameters must be associated with resources.  Found the following orphaned traits keys: ${keys}`);
   }
-  const orphanAggregates = all.filter(
-    (group) => !hasResources(group) && (group.memberOf.length > 0 || group.forbiddenAggregates.length > 0),
-  );
+  const orphanAggregates = all.filter((group) => !hasResources(group) && (group.memberOf.length > 0 || group.forbiddenAggregates.length > 0));
   if (orphanAggregates.length > 0) {
     const keys = orphanAggregates.map((group) => `member_of${group.suffix}`).join(', ');
     throw badRequest(`All member_of parameters must be associated with resources. Found the following orphaned member_of keys: ${keys}`);

@@ -18,10 +18,7 @@ export function freeCapacity(inventory: Inventory, used: number): number {
 /** Free capacity of every class of a provider: what claim conditions compare against. */
 export function freeCapacities(provider: Pick<Provider, 'inventories' | 'usages'>): Resources {
   return Object.fromEntries(
-    Object.entries(provider.inventories).map(([resourceClass, inventory]) => [
-      resourceClass,
-      freeCapacity(inventory, provider.usages[resourceClass] ?? 0),
-    ]),
+    Object.entries(provider.inventories).map(([resourceClass, inventory]) => [resourceClass, freeCapacity(inventory, provider.usages[resourceClass] ?? 0)]),
   );
 }
 

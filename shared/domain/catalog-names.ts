@@ -112,9 +112,7 @@ const standardClassOrder = new Map(STANDARD_RESOURCE_CLASSES.map((name, index) =
  */
 export function orderResourceClasses<T extends { name: string; createdAt: string }>(entries: readonly T[]): T[] {
   const rank = (entry: T) => standardClassOrder.get(entry.name) ?? Number.MAX_SAFE_INTEGER;
-  return [...entries].sort(
-    (a, b) => rank(a) - rank(b) || a.createdAt.localeCompare(b.createdAt) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
-  );
+  return [...entries].sort((a, b) => rank(a) - rank(b) || a.createdAt.localeCompare(b.createdAt) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 /** The latest change among the entries (each: updated, else created), undefined when there are none. */

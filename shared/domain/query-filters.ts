@@ -41,9 +41,18 @@ export function parseTraitValue(value: string, allowForbidden: boolean, allowAny
     if (!allowAnyOf) {
       throw badRequest(`Invalid query string parameters: The format 'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' only supported since microversion 1.39. Got: ${value}`);
     }
-    const anyOf = [...new Set(value.slice(3).split(',').map((trait) => trait.trim()))];
+    const anyOf = [
+      ...new Set(
+        value
+          .slice(3)
+          .split(',')
+          .map((trait) => trait.trim()),
+      ),
+    ];
     if (anyOf.some((trait) => trait === '')) {
-      throw badRequest(`Invalid query string parameters: Expected 'required' parameter value of the form: in:HW_CPU_X86_VMX,CUSTOM_MAGIC. Got an empty trait in: ${value}`);
+      throw badRequest(
+        `Invalid query string parameters: Expected 'required' parameter value of the form: in:HW_CPU_X86_VMX,CUSTOM_MAGIC. Got an empty trait in: ${value}`,
+      );
     }
     if (anyOf.some((trait) => trait.startsWith('!'))) {
       throw badRequest(`Invalid query string parameters: The format 'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' does not support forbidden traits. Got: ${value}`);

@@ -60,11 +60,9 @@ export function planReshape(inventories: DesiredInventories[], desired: DesiredC
   const read = inventories.map((want) => {
     const provider = state.providers.get(want.providerUuid);
     if (provider === undefined) {
-      throw new HttpError(
-        400,
-        `Resource provider ${want.providerUuid} in inventories not found: No resource provider with uuid ${want.providerUuid} found`,
-        { code: ErrorCode.RESOURCE_PROVIDER_NOT_FOUND },
-      );
+      throw new HttpError(400, `Resource provider ${want.providerUuid} in inventories not found: No resource provider with uuid ${want.providerUuid} found`, {
+        code: ErrorCode.RESOURCE_PROVIDER_NOT_FOUND,
+      });
     }
     if (provider.generation !== want.generation) {
       throw conflict(

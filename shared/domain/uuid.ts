@@ -3,7 +3,10 @@
 const HEX32 = /^[0-9a-f]{32}$/;
 
 function hexDigits(value: string): string {
-  return value.toLowerCase().replace(/^urn:uuid:/, '').replace(/[{}-]/g, '');
+  return value
+    .toLowerCase()
+    .replace(/^urn:uuid:/, '')
+    .replace(/[{}-]/g, '');
 }
 
 export function isUuidLike(value: string): boolean {

@@ -38,11 +38,7 @@ export class PlacementRequest {
     this.params = this.match?.params ?? {};
     this.authorizerContext = (event.requestContext as { authorizer?: { lambda?: Record<string, unknown> } }).authorizer?.lambda;
     this.rawBody =
-      event.body === undefined || event.body === null
-        ? undefined
-        : event.isBase64Encoded
-          ? Buffer.from(event.body, 'base64').toString('utf8')
-          : event.body;
+      event.body === undefined || event.body === null ? undefined : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
   }
 
   header(name: string): string | undefined {

@@ -21,15 +21,19 @@ export interface JsonSchema {
   patternProperties?: Record<string, JsonSchema>;
   additionalProperties?: boolean | JsonSchema;
   required?: string[];
-  minProperties?: number; maxProperties?: number;
+  minProperties?: number;
+  maxProperties?: number;
   // arrays
   items?: JsonSchema;
-  minItems?: number; maxItems?: number;
+  minItems?: number;
+  maxItems?: number;
   uniqueItems?: boolean;
   // strings and numbers
   pattern?: string;
-  minLength?: number; maxLength?: number;
-  minimum?: number; maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
 }
 
 type Path = (string | number)[];
@@ -48,24 +52,40 @@ interface SchemaError {
 
 const isType = (value: unknown, type: JsonType): boolean => {
   switch (type) {
-    case 'object': return typeof value === 'object' && value !== null && !Array.isArray(value);
-    case 'array': return Array.isArray(value);
-    case 'integer': return Number.isInteger(value);
-    case 'null': return value === null;
-    default: return typeof value === type;
+    case 'object':
+      return typeof value === 'object' && value !== null && !Array.isArray(value);
+    case 'array':
+      return Array.isArray(value);
+    case 'integer':
+      return Number.isInteger(value);
+    case 'null':
+      return value === null;
+    default:
+      return typeof value === type;
   }
 };
 const isObject = (value: unknown): value is JsonObject => isType(value, 'object');
 const typesOf = (schema: JsonSchema): JsonType[] => (schema.type === undefined ? [] : ([] as JsonType[]).concat(schema.type));
 const canonical = (value: unknown): string =>
   isObject(value)
-    ? `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`).join(',')}}`
-    : Array.isArray(value) ? `[${value.map(canonical).join(',')}]` : JSON.stringify(value);
+    ? `{${Object.keys(value)
+        .sort()
+        .map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`)
+        .join(',')}}`
+    : Array.isArray(value)
+      ? `[${value.map(canonical).join(',')}]`
+      : JSON.stringify(value);
 
 /** oslo.utils' is_uuid_like (upstream's "uuid" format): 32 hex digits once "urn:", "uuid:", outer braces and dashes are dropped. */
 export const isUuidLike = (value: unknown): boolean =>
   typeof value === 'string' &&
-  /^[0-9a-fA-F]{32}$/.test(value.replaceAll('urn:', '').replaceAll('uuid:', '').replace(/^[{}]+|[{}]+$/g, '').replaceAll('-', ''));
+  /^[0-9a-fA-F]{32}$/.test(
+    value
+      .replaceAll('urn:', '')
+      .replaceAll('uuid:', '')
+      .replace(/^[{}]+|[{}]+$/g, '')
+      .replaceAll('-', ''),
+  );
 
 const regexes = new Map<string, RegExp>();
 /** Python's re.search, whose bare `$` also matches before a final newline. */
@@ -105,7 +125,12 @@ function collect(schema: JsonSchema, instance: unknown, path: Path, schemaPath: 
       collect(sub, child, [...path, ...key], [...schemaPath, keyword, ...schemaKey], out);
     switch (keyword) {
       case 'type':
-        if (!typesOf(schema).some((t) => isType(instance, t))) fail(`${repr()} is not of type ${typesOf(schema).map((t) => pyRepr(t)).join(', ')}`);
+        if (!typesOf(schema).some((t) => isType(instance, t)))
+          fail(
+            `${repr()} is not of type ${typesOf(schema)
+              .map((t) => pyRepr(t))
+              .join(', ')}`,
+          );
         break;
       case 'enum':
         if (!schema.enum!.some((v) => canonical(v) === canonical(instance))) fail(`${repr()} is not one of ${pyRepr(schema.enum)}`);
@@ -142,14 +167,22 @@ function collect(schema: JsonSchema, instance: unknown, path: Path, schemaPath: 
       case 'additionalProperties': {
         if (!isObject(instance)) break;
         const patterns = Object.keys(schema.patternProperties ?? {});
-        const extras = Object.keys(instance).filter(
-          (name) => !Object.hasOwn(schema.properties ?? {}, name) && !patterns.some((p) => search(p, name)));
+        const extras = Object.keys(instance).filter((name) => !Object.hasOwn(schema.properties ?? {}, name) && !patterns.some((p) => search(p, name)));
         const extra = schema.additionalProperties!;
         if (isObject(extra)) for (const name of extras) descend(instance[name], extra, [name], []);
         if (extra !== false || extras.length === 0) break;
-        const names = extras.sort().map((n) => pyRepr(n)).join(', ');
+        const names = extras
+          .sort()
+          .map((n) => pyRepr(n))
+          .join(', ');
         if (!schema.patternProperties) fail(`Additional properties are not allowed (${names} ${extras.length === 1 ? 'was' : 'were'} unexpected)`);
-        else fail(`${names} ${extras.length === 1 ? 'does' : 'do'} not match any of the regexes: ${patterns.sort().map((p) => pyRepr(p)).join(', ')}`);
+        else
+          fail(
+            `${names} ${extras.length === 1 ? 'does' : 'do'} not match any of the regexes: ${patterns
+              .sort()
+              .map((p) => pyRepr(p))
+              .join(', ')}`,
+          );
         break;
       }
       case 'required':
@@ -194,7 +227,8 @@ function bestMatch(errors: SchemaError[]): SchemaError | undefined {
 function describe(e: SchemaError): string {
   const at = (word: string, path: Path) => (path.length ? `${word}[${path.map((p) => pyRepr(p)).join('][')}]` : word);
   const block = (value: unknown) => pformat(value).replaceAll('\n', '\n    ');
-  const text = `${e.message}\n\nFailed validating ${pyRepr(e.keyword)} in ${at('schema', e.schemaPath.slice(0, -1))}:\n` +
+  const text =
+    `${e.message}\n\nFailed validating ${pyRepr(e.keyword)} in ${at('schema', e.schemaPath.slice(0, -1))}:\n` +
     `    ${block(e.schema)}\n\nOn ${at('instance', e.path)}:\n    ${block(e.instance)}`;
   return text.replaceAll('\n', ' ');
 }

@@ -108,7 +108,12 @@ export async function searchCandidates(request: CandidateRequest, limits: Search
     // Only the sharing providers of these trees' aggregates can take part (AnchorTree picks them). Those of an
     // aggregate whose members were listed are known already; only the trees' other aggregates need a read.
     const aggregates = new Set(trees.flat().flatMap((provider) => provider.aggregates));
-    remember(await listSharingProviders(counter, [...aggregates].filter((aggregate) => !seeds.listed.has(aggregate))));
+    remember(
+      await listSharingProviders(
+        counter,
+        [...aggregates].filter((aggregate) => !seeds.listed.has(aggregate)),
+      ),
+    );
     evaluate(
       trees,
       [...known.values()].filter((provider) => provider.traits.includes(SHARING_TRAIT)),
@@ -155,7 +160,11 @@ async function seedRoots(
   const listed = new Set<string>();
   const addMembers = async (ofAggregates: string[]) => {
     const members = await listAggregateMembers(ofAggregates, counter);
-    for (const provider of await getProvidersForSearch(members.filter((uuid) => !known.has(uuid)), counter)) known.set(provider.uuid, provider);
+    for (const provider of await getProvidersForSearch(
+      members.filter((uuid) => !known.has(uuid)),
+      counter,
+    ))
+      known.set(provider.uuid, provider);
     for (const uuid of members) roots.add(known.get(uuid)!.rootUuid);
     for (const aggregate of ofAggregates) listed.add(aggregate);
     return members.map((uuid) => known.get(uuid)!);

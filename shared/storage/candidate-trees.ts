@@ -31,8 +31,7 @@ export class ReadCounter {
   items = 0;
 }
 
-const queryEverything = (input: Parameters<typeof queryAll>[0], counter: ReadCounter) =>
-  queryAll(input, (scanned) => (counter.items += scanned));
+const queryEverything = (input: Parameters<typeof queryAll>[0], counter: ReadCounter) => queryAll(input, (scanned) => (counter.items += scanned));
 
 /** Eventually consistent, like the index reads: the claim re-checks what it takes. */
 export async function getProvidersForSearch(uuids: string[], counter: ReadCounter): Promise<SearchProvider[]> {

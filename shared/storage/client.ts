@@ -9,9 +9,7 @@ export function dynamo(): DynamoDBDocumentClient {
   if (client === undefined) {
     const endpoint = config.dynamoDbEndpoint;
     const base = new DynamoDBClient(
-      endpoint
-        ? { endpoint, region: process.env.AWS_REGION ?? 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-        : {},
+      endpoint ? { endpoint, region: process.env.AWS_REGION ?? 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {},
     );
     // The SDK's logger step walks every response to redact it even though nothing is logged: a fifth of the CPU of a large query.
     base.middlewareStack.remove('loggerMiddleware');

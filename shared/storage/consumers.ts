@@ -5,7 +5,16 @@
 import type { Consumer, ConsumerChange, ProviderUsageChange, Resources } from '../domain/model.js';
 import { tableName } from './client.js';
 import { batchGet, getItem, queryAll, type Item } from './reads.js';
-import { ALLOCATION_PREFIX, allocationKey, consumerIndexKeys, consumerKey, projectGroup, providerAllocationsPartition, providerKey, userPrefix } from './keys.js';
+import {
+  ALLOCATION_PREFIX,
+  allocationKey,
+  consumerIndexKeys,
+  consumerKey,
+  projectGroup,
+  providerAllocationsPartition,
+  providerKey,
+  userPrefix,
+} from './keys.js';
 import { BY_GROUP_INDEX } from './table-definition.js';
 import { commit, type Write } from './transaction.js';
 import { providerChangesWrites, type ProviderChange, type ProviderChangeErrors } from './providers.js';
@@ -113,10 +122,7 @@ function providerUsageWrite(change: ProviderUsageChange, now: string): Write | u
     names[`#c${index}`] = resourceClass;
     values[`:d${index}`] = delta;
     values[':zero'] = 0;
-    sets.push(
-      `#usages.#c${index} = if_not_exists(#usages.#c${index}, :zero) + :d${index}`,
-      `#free.#c${index} = #free.#c${index} - :d${index}`,
-    );
+    sets.push(`#usages.#c${index} = if_not_exists(#usages.#c${index}, :zero) + :d${index}`, `#free.#c${index} = #free.#c${index} - :d${index}`);
     if (delta > 0) conditions.push(`#free.#c${index} >= :d${index}`);
   });
   if (sets.length === 0) return undefined;
@@ -136,11 +142,7 @@ function providerUsageWrite(change: ProviderUsageChange, now: string): Write | u
 
 /** The writes of a claim: consumers, their allocation items, and the providers' usage. */
 export function claimWrites(consumers: ConsumerChange[], providers: ProviderUsageChange[], now: string): Write[] {
-  return [
-    ...consumers.map(consumerWrite),
-    ...consumers.flatMap(allocationWrites),
-    ...providers.flatMap((change) => providerUsageWrite(change, now) ?? []),
-  ];
+  return [...consumers.map(consumerWrite), ...consumers.flatMap(allocationWrites), ...providers.flatMap((change) => providerUsageWrite(change, now) ?? [])];
 }
 
 /**

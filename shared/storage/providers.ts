@@ -3,7 +3,17 @@ import { freeCapacities } from '../domain/capacity.js';
 import { SEARCH_FIELDS, type Inventories, type Provider, type SearchProvider } from '../domain/model.js';
 import { tableName } from './client.js';
 import { batchGet, getItem, queryAll, type Item, type Projection } from './reads.js';
-import { aggregateMemberKey, allShards, providerIndexKeys, providerKey, providerNameKey, sharingInAggregateKey, sharingMarkerKey, treeGroup, type Key } from './keys.js';
+import {
+  aggregateMemberKey,
+  allShards,
+  providerIndexKeys,
+  providerKey,
+  providerNameKey,
+  sharingInAggregateKey,
+  sharingMarkerKey,
+  treeGroup,
+  type Key,
+} from './keys.js';
 import { SHARING_TRAIT } from '../domain/standard-catalog.js';
 import { BY_GROUP_INDEX, BY_SHARD_INDEX } from './table-definition.js';
 import type { Write } from './transaction.js';

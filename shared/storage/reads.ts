@@ -62,9 +62,7 @@ export interface QueryPage {
 
 /** One page of a query on the table or one of its indexes. */
 export async function queryPage(input: Omit<QueryCommandInput, 'TableName'>, start?: Item): Promise<QueryPage> {
-  const output = await dynamo().send(
-    new QueryCommand({ ...input, TableName: tableName(), ExclusiveStartKey: start, ReturnConsumedCapacity: 'TOTAL' }),
-  );
+  const output = await dynamo().send(new QueryCommand({ ...input, TableName: tableName(), ExclusiveStartKey: start, ReturnConsumedCapacity: 'TOTAL' }));
   recordConsumedCapacity(output.ConsumedCapacity, 'read');
   recordItemsRead(output.ScannedCount ?? 0);
   return { items: output.Items ?? [], scanned: output.ScannedCount ?? 0, next: output.LastEvaluatedKey };

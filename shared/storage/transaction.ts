@@ -39,9 +39,7 @@ export async function commit(writes: Write[]): Promise<void> {
   if (writes.length === 0) return;
   if (writes.length > MAX_TRANSACTION_ITEMS) throw new TooManyWrites(writes.length);
   try {
-    const output = await dynamo().send(
-      new TransactWriteCommand({ TransactItems: writes.map((write) => write.item), ReturnConsumedCapacity: 'TOTAL' }),
-    );
+    const output = await dynamo().send(new TransactWriteCommand({ TransactItems: writes.map((write) => write.item), ReturnConsumedCapacity: 'TOTAL' }));
     recordConsumedCapacity(output.ConsumedCapacity, 'write');
   } catch (error) {
     if (!(error instanceof TransactionCanceledException)) throw error;

@@ -156,7 +156,8 @@ describe('consumed capacity', () => {
         return { status: 200, body: {} };
       },
     });
-    const request = (units: number) => handler({ ...event('GET', '/traits', { 'openstack-api-version': 'placement 1.6' }), rawQueryString: `units=${units}` }, { ...context });
+    const request = (units: number) =>
+      handler({ ...event('GET', '/traits', { 'openstack-api-version': 'placement 1.6' }), rawQueryString: `units=${units}` }, { ...context });
     await Promise.all([request(1), request(10)]);
     const records = written.filter((line) => line.includes('"_aws"')).map((line) => JSON.parse(line));
     expect(records.map((record) => record.ReadCapacityUnits).sort((a, b) => a - b)).toEqual([2, 20]);

@@ -85,8 +85,11 @@ describe('the functions', () => {
   });
 
   it('take memory, timeout and reserved concurrency from context, per function or for all', () => {
-    const { templates: [custom] } = synth({ regions: 'us-east-1', memoryMb: '{"default": 1024, "allocations": 2048}', timeoutSeconds: 20, reservedConcurrency: '{"allocations": 50}' });
-    const byFamily = (family: string) => placementFunctions(custom).find(([, fn]) => fn.Properties.Description === `Placement ${family} handler`)![1].Properties;
+    const {
+      templates: [custom],
+    } = synth({ regions: 'us-east-1', memoryMb: '{"default": 1024, "allocations": 2048}', timeoutSeconds: 20, reservedConcurrency: '{"allocations": 50}' });
+    const byFamily = (family: string) =>
+      placementFunctions(custom).find(([, fn]) => fn.Properties.Description === `Placement ${family} handler`)![1].Properties;
     expect(byFamily('allocations')).toMatchObject({ MemorySize: 2048, Timeout: 20, ReservedConcurrentExecutions: 50 });
     expect(byFamily('traits')).toMatchObject({ MemorySize: 1024, Timeout: 20 });
     expect(byFamily('traits').ReservedConcurrentExecutions).toBeUndefined();
@@ -130,14 +133,18 @@ describe('the HTTP API', () => {
       EnableSimpleResponses: true,
       AuthorizerPayloadFormatVersion: '2.0',
     });
-    const { templates: [uncached] } = synth({ regions: 'us-east-1', authorizerCacheTtlSeconds: 0 });
+    const {
+      templates: [uncached],
+    } = synth({ regions: 'us-east-1', authorizerCacheTtlSeconds: 0 });
     const [[, authorizer]] = resources(uncached!, 'AWS::ApiGatewayV2::Authorizer');
     expect(authorizer!.Properties.AuthorizerResultTtlInSeconds).toBe(0);
     expect(authorizer!.Properties.IdentitySource ?? []).toEqual([]);
   });
 
   it('lets CORS preflights through unauthenticated when CORS is configured', () => {
-    const { templates: [cors] } = synth({ regions: 'us-east-1', environment: '{"PLACEMENT_CORS_ALLOWED_ORIGIN": "https://horizon.example.test"}' });
+    const {
+      templates: [cors],
+    } = synth({ regions: 'us-east-1', environment: '{"PLACEMENT_CORS_ALLOWED_ORIGIN": "https://horizon.example.test"}' });
     const preflights = resources(cors!, 'AWS::ApiGatewayV2::Route').filter(([, route]) => route.Properties.RouteKey.startsWith('OPTIONS'));
     expect(preflights.map(([, route]) => [route.Properties.RouteKey, route.Properties.AuthorizationType ?? 'NONE']).sort()).toEqual([
       ['OPTIONS /', 'NONE'],
@@ -162,7 +169,9 @@ describe('the authorizer', () => {
 
   it('uses an existing secret when the context names one', () => {
     const arn = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:placement-keystone-AbCdEf';
-    const { templates: [existing] } = synth({ regions: 'us-east-1', keystoneSecret: arn });
+    const {
+      templates: [existing],
+    } = synth({ regions: 'us-east-1', keystoneSecret: arn });
     existing!.resourceCountIs('AWS::SecretsManager::Secret', 0);
     const fn = placementFunctions(existing).find(([, f]) => f.Properties.Description.includes('authorizer'))!;
     expect(fn[1].Properties.Environment.Variables.PLACEMENT_KEYSTONE_SECRET_ARN).toBe(arn);

@@ -67,7 +67,10 @@ describe('GET /allocation_candidates on DynamoDB Local', () => {
     const storage = await createProvider('shared-disk', { DISK_GB: { total: 1000 } });
     const current = await api('GET', `/resource_providers/${storage}`);
     await api('PUT', `/resource_providers/${storage}/aggregates`, { aggregates: [AGGREGATE], resource_provider_generation: current.body.generation });
-    await api('PUT', `/resource_providers/${storage}/traits`, { traits: ['MISC_SHARES_VIA_AGGREGATE'], resource_provider_generation: current.body.generation + 1 });
+    await api('PUT', `/resource_providers/${storage}/traits`, {
+      traits: ['MISC_SHARES_VIA_AGGREGATE'],
+      resource_provider_generation: current.body.generation + 1,
+    });
 
     const response = await api('GET', '/allocation_candidates?resources=VCPU:2,DISK_GB:100&limit=2');
     expect(response.status).toBe(200);

@@ -105,7 +105,10 @@ describe('Keystone service credentials from a Secrets Manager secret', () => {
     expect(refused).toMatchObject({ kind: 'unavailable', reason: expect.stringContaining(`cannot read the Keystone credentials secret ${ARN}: `) });
 
     const missing = await keystone(secretCredentials(ARN)).authenticate('a-user-token');
-    expect(missing).toEqual({ kind: 'unavailable', reason: `cannot read the Keystone credentials secret ${ARN}: Secrets Manager can't find the specified secret.` });
+    expect(missing).toEqual({
+      kind: 'unavailable',
+      reason: `cannot read the Keystone credentials secret ${ARN}: Secrets Manager can't find the specified secret.`,
+    });
     expect(store.requests).toHaveLength(1);
   });
 

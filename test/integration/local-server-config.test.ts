@@ -93,7 +93,9 @@ describe('requests Node cannot parse', () => {
     });
 
   it("answers a non-numeric content-length with Placement's 400", async () => {
-    const response = await raw('POST /resource_providers HTTP/1.1\r\nHost: x\r\nx-auth-token: admin\r\ncontent-type: application/json\r\ncontent-length: hi mom\r\n\r\n{}');
+    const response = await raw(
+      'POST /resource_providers HTTP/1.1\r\nHost: x\r\nx-auth-token: admin\r\ncontent-type: application/json\r\ncontent-length: hi mom\r\n\r\n{}',
+    );
     expect(response).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
     expect(response).toContain('openstack-api-version: placement 1.0\r\n');
     expect(response).not.toContain('vary:');

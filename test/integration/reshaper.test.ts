@@ -38,12 +38,18 @@ async function vgpuOnRoot(vgpuClass = 'VGPU') {
 /** Everything a reshape of this tree may change, to compare before and after. */
 async function snapshot(providers: string[], consumers: string[]) {
   return {
-    providers: await Promise.all(providers.map(async (uuid) => [await ok('GET', `/resource_providers/${uuid}/inventories`), await ok('GET', `/resource_providers/${uuid}/usages`)])),
+    providers: await Promise.all(
+      providers.map(async (uuid) => [await ok('GET', `/resource_providers/${uuid}/inventories`), await ok('GET', `/resource_providers/${uuid}/usages`)]),
+    ),
     consumers: await Promise.all(consumers.map((uuid) => ok('GET', `/allocations/${uuid}`))),
   };
 }
 
-function moveBody(tree: { root: string; child: string; c1: string; c2: string }, generations: { root: number; child: number; c2?: number }, vgpuClass = 'VGPU') {
+function moveBody(
+  tree: { root: string; child: string; c1: string; c2: string },
+  generations: { root: number; child: number; c2?: number },
+  vgpuClass = 'VGPU',
+) {
   return {
     inventories: {
       [tree.root]: { resource_provider_generation: generations.root, inventories: { VCPU: { total: 8 } } },

@@ -47,6 +47,9 @@ export function useLocalService(environment?: () => Promise<Environment> | Envir
     get url() {
       return url();
     },
-    client: (defaults) => (...request) => client(url(), defaults)(...request),
+    client:
+      (defaults) =>
+      (...request) =>
+        client(url(), defaults)(...request),
   };
 }

@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  AnchorTree,
-  candidateKey,
-  candidatesForTree,
-  SearchBudget,
-  type AllocationRequest,
-} from '../../shared/domain/allocation-candidates.js';
+import { AnchorTree, candidateKey, candidatesForTree, SearchBudget, type AllocationRequest } from '../../shared/domain/allocation-candidates.js';
 import { SHARING_TRAIT } from '../../shared/domain/standard-catalog.js';
 import { parseCandidateRequest, type CandidateRequest } from '../../shared/domain/candidate-request.js';
 import type { Provider } from '../../shared/domain/model.js';
@@ -40,8 +34,7 @@ function candidates(members: Provider[], query: string, options: { sharing?: Pro
   return { found, completed };
 }
 
-const allocations = (candidate: AllocationRequest) =>
-  Object.fromEntries(candidate.resources.map((r) => [`${r.provider}:${r.resourceClass}`, r.amount]));
+const allocations = (candidate: AllocationRequest) => Object.fromEntries(candidate.resources.map((r) => [`${r.provider}:${r.resourceClass}`, r.amount]));
 
 describe('parseCandidateRequest', () => {
   it('groups suffixed parameters and keeps query order', () => {

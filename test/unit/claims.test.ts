@@ -182,12 +182,7 @@ describe('planClaim: deltas and consumer changes', () => {
 
   it('sums the deltas of several consumers on one provider', () => {
     const rp = provider(RP1, { VCPU: inventory(8) }, { VCPU: 3 });
-    const plan = planClaim(
-      [want(C1, {}), want(C2, { [RP1]: { VCPU: 4 } })],
-      state([rp], [consumer(C1, { [RP1]: { VCPU: 3 } })]),
-      NOW,
-      { form: 'post' },
-    );
+    const plan = planClaim([want(C1, {}), want(C2, { [RP1]: { VCPU: 4 } })], state([rp], [consumer(C1, { [RP1]: { VCPU: 3 } })]), NOW, { form: 'post' });
     expect(plan.providers).toEqual([{ provider: rp, deltas: { VCPU: 1 }, bumpGeneration: true }]);
     expect(plan.consumers.map((change) => change.after?.uuid ?? `-${change.before!.uuid}`)).toEqual([`-${C1}`, C2]);
   });
@@ -228,7 +223,13 @@ describe('planRemoval', () => {
     const rp1 = provider(RP1, { VCPU: inventory(8) }, { VCPU: 5 });
     const rp2 = provider(RP2, { DISK_GB: inventory(80) }, { DISK_GB: 40 });
     const before = consumer(C1, { [RP1]: { VCPU: 2 }, [RP2]: { DISK_GB: 40 } });
-    const plan = planRemoval(before, new Map([[RP1, rp1], [RP2, rp2]]));
+    const plan = planRemoval(
+      before,
+      new Map([
+        [RP1, rp1],
+        [RP2, rp2],
+      ]),
+    );
     expect(plan.consumers).toEqual([{ before, after: undefined }]);
     expect(plan.providers).toEqual([
       { provider: rp1, deltas: { VCPU: -2 }, bumpGeneration: false },

@@ -119,13 +119,7 @@ describe('capacity validation', () => {
 
 describe('resource class order', () => {
   it('puts standard classes in catalog order, then custom classes by name', () => {
-    expect(sortResourceClasses(['CUSTOM_B', 'DISK_GB', 'CUSTOM_A', 'VCPU', 'MEMORY_MB'])).toEqual([
-      'VCPU',
-      'MEMORY_MB',
-      'DISK_GB',
-      'CUSTOM_A',
-      'CUSTOM_B',
-    ]);
+    expect(sortResourceClasses(['CUSTOM_B', 'DISK_GB', 'CUSTOM_A', 'VCPU', 'MEMORY_MB'])).toEqual(['VCPU', 'MEMORY_MB', 'DISK_GB', 'CUSTOM_A', 'CUSTOM_B']);
     expect(compareResourceClasses('PCPU', 'VGPU')).toBeGreaterThan(0);
   });
 });

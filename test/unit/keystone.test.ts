@@ -78,7 +78,10 @@ describe('Keystone token validation', () => {
   it("returns the caller's identity and caches it", async () => {
     const client = keystone();
     const outcome = await client.authenticate('project-token');
-    expect(outcome).toEqual({ kind: 'valid', identity: { userId: 'u1', projectId: 'p1', roles: ['reader', 'member'], systemScope: undefined, domainId: undefined } });
+    expect(outcome).toEqual({
+      kind: 'valid',
+      identity: { userId: 'u1', projectId: 'p1', roles: ['reader', 'member'], systemScope: undefined, domainId: undefined },
+    });
     await client.authenticate('project-token');
     expect(fake.validations).toBe(1);
     expect(fake.logins).toBe(1);
@@ -137,13 +140,17 @@ describe('Keystone token validation', () => {
   });
 
   it('maps system- and domain-scoped tokens', () => {
-    expect(identityFromToken({ user: { id: 'a' }, system: { all: true }, roles: [{ name: 'admin' }] })).toMatchObject({ systemScope: 'all', projectId: undefined });
+    expect(identityFromToken({ user: { id: 'a' }, system: { all: true }, roles: [{ name: 'admin' }] })).toMatchObject({
+      systemScope: 'all',
+      projectId: undefined,
+    });
     expect(identityFromToken({ user: { id: 'a' }, domain: { id: 'd' }, roles: [] })).toMatchObject({ domainId: 'd', systemScope: undefined });
   });
 });
 
 describe('the API Gateway authorizer', () => {
-  const event = (headers: Record<string, string>) => ({ headers, routeKey: 'GET /traits', rawPath: '/traits' }) as unknown as APIGatewayRequestAuthorizerEventV2;
+  const event = (headers: Record<string, string>) =>
+    ({ headers, routeKey: 'GET /traits', rawPath: '/traits' }) as unknown as APIGatewayRequestAuthorizerEventV2;
 
   it('always lets the request through with the outcome in its context (noauth2 here)', async () => {
     const admin = await authorizer(event({ 'X-Auth-Token': 'admin' }));
@@ -169,7 +176,11 @@ describe('noauth2', () => {
 
   it('reads user, project, roles and scope as upstream does', () => {
     expect(noAuthIdentity(lookup({ 'x-auth-token': 'admin' }))).toMatchObject({ userId: 'admin', projectId: 'admin', roles: ['admin'] });
-    expect(noAuthIdentity(lookup({ 'x-auth-token': 'u:p', 'x-roles': 'reader, member' }))).toMatchObject({ userId: 'u', projectId: 'p', roles: ['reader', 'member'] });
+    expect(noAuthIdentity(lookup({ 'x-auth-token': 'u:p', 'x-roles': 'reader, member' }))).toMatchObject({
+      userId: 'u',
+      projectId: 'p',
+      roles: ['reader', 'member'],
+    });
     expect(noAuthIdentity(lookup({ 'x-auth-token': 'u', 'openstack-system-scope': 'all' }))).toMatchObject({ projectId: undefined, systemScope: 'all' });
     expect(noAuthIdentity(lookup({ 'x-auth-token': 'u', 'x-project-id': 'other' }))).toMatchObject({ projectId: 'other' });
     expect(noAuthIdentity(lookup({}))).toBeUndefined();

@@ -101,18 +101,14 @@ describe('error messages', () => {
     const total0 = bodyError(PUT_INVENTORY_1_0, { resource_provider_generation: 1, total: 0 });
     expect(total0).toContain('JSON does not validate: 0 is less than the minimum of 1');
     expect(total0).toContain("Failed validating 'minimum' in schema['properties']['total']");
-    expect(bodyError(PUT_INVENTORY_1_0, { resource_provider_generation: 1, total: 1, reserved: -1 })).toMatch(
-      /: -1 is less than the minimum of 0/,
-    );
+    expect(bodyError(PUT_INVENTORY_1_0, { resource_provider_generation: 1, total: 1, reserved: -1 })).toMatch(/: -1 is less than the minimum of 0/);
     expect(bodyError(PUT_INVENTORY_1_0, { resource_provider_generation: 1, total: 2147483648 })).toMatch(
       /: 2147483648 is greater than the maximum of 2147483647/,
     );
     expect(bodyError(PUT_INVENTORY_1_0, { resource_provider_generation: 1, total: 1, allocation_ratio: 3.5e38 })).toMatch(
       /: 3\.5e\+38 is greater than the maximum of 3\.40282e\+38/,
     );
-    expect(bodyError(PUT_ALLOCATIONS_1_12, { allocations: {}, project_id: '', user_id: 'u' })).toMatch(
-      /: \{\} does not have enough properties/,
-    );
+    expect(bodyError(PUT_ALLOCATIONS_1_12, { allocations: {}, project_id: '', user_id: 'u' })).toMatch(/: \{\} does not have enough properties/);
     expect(bodyError({ type: 'array', minItems: 1 }, [])).toMatch(/: \[\] is too short/);
     expect(bodyError({ type: 'string', maxLength: 2 }, 'abc')).toMatch(/: 'abc' is too long/);
   });
@@ -121,9 +117,7 @@ describe('error messages', () => {
     expect(queryError(LIST_ALLOCATION_CANDIDATES_QUERY_1_25, { group_policy: 'bogus' })).toMatch(
       /^Invalid query string parameters: 'bogus' is not one of \['none', 'isolate'\]/,
     );
-    expect(bodyError(PUT_AGGREGATES_1_19, { aggregates: [UUID, UUID], resource_provider_generation: 1 })).toMatch(
-      /has non-unique elements/,
-    );
+    expect(bodyError(PUT_AGGREGATES_1_19, { aggregates: [UUID, UUID], resource_provider_generation: 1 })).toMatch(/has non-unique elements/);
   });
 
   it("applies upstream's uuid format (oslo is_uuid_like), to any type", () => {
@@ -194,9 +188,7 @@ describe('validateQuery', () => {
   it('checks string lengths and the consumer_type filter', () => {
     expect(queryError(LIST_USAGES_QUERY_1_38, { project_id: '' })).toMatch(/: '' is too short/);
     expect(queryError(LIST_USAGES_QUERY_1_38, { project_id: 'p', consumer_type: 'all' })).toBeUndefined();
-    expect(queryError(LIST_USAGES_QUERY_1_38, { project_id: 'p', consumer_type: 'x' })).toMatch(
-      /: 'x' does not match '\^\[A-Z0-9_\]\+\$\|\^all\|\^unknown\$'/,
-    );
+    expect(queryError(LIST_USAGES_QUERY_1_38, { project_id: 'p', consumer_type: 'x' })).toMatch(/: 'x' does not match '\^\[A-Z0-9_\]\+\$\|\^all\|\^unknown\$'/);
   });
 });
 
@@ -204,9 +196,7 @@ describe('schemas', () => {
   it('POST /resource_providers: unknown fields are rejected, parent_provider_uuid only from 1.14', () => {
     expect(bodyError(POST_RESOURCE_PROVIDER_1_0, { name: 'n', uuid: UUID })).toBeUndefined();
     expect(bodyError(POST_RESOURCE_PROVIDER_1_0, { name: 'n', bogus: 1 })).toMatch(/'bogus' was unexpected/);
-    expect(bodyError(POST_RESOURCE_PROVIDER_1_0, { name: 'n', parent_provider_uuid: UUID })).toMatch(
-      /'parent_provider_uuid' was unexpected/,
-    );
+    expect(bodyError(POST_RESOURCE_PROVIDER_1_0, { name: 'n', parent_provider_uuid: UUID })).toMatch(/'parent_provider_uuid' was unexpected/);
     expect(bodyError(POST_RESOURCE_PROVIDER_1_14, { name: 'n', parent_provider_uuid: UUID })).toBeUndefined();
     expect(bodyError(POST_RESOURCE_PROVIDER_1_14, { name: 'n', parent_provider_uuid: null })).toBeUndefined();
     expect(bodyError(POST_RESOURCE_PROVIDER_1_0, { name: 'x'.repeat(201) })).toContain("Failed validating 'maxLength'");
@@ -228,8 +218,9 @@ describe('schemas', () => {
     expect(bodyError(PUT_ALLOCATIONS_1_38, { ...body, consumer_generation: 1, consumer_type: 'instance' })).toMatch(
       /: 'instance' does not match '\^\[A-Z0-9_\]\+\$'/,
     );
-    expect(bodyError(PUT_ALLOCATIONS_1_28, { ...body, allocations: { [UUID]: { resources: { vcpu: 1 } } }, consumer_generation: 1 }))
-      .toMatch(/: 'vcpu' does not match any of the regexes: '\^\[A-Z0-9_\]\+\$'/);
+    expect(bodyError(PUT_ALLOCATIONS_1_28, { ...body, allocations: { [UUID]: { resources: { vcpu: 1 } } }, consumer_generation: 1 })).toMatch(
+      /: 'vcpu' does not match any of the regexes: '\^\[A-Z0-9_\]\+\$'/,
+    );
   });
 
   it('POST /allocations 1.34 checks mappings', () => {

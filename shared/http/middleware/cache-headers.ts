@@ -2,11 +2,12 @@
 import type middy from '@middy/core';
 import type { LambdaRequest } from '../types.js';
 
-export const cacheHeaders = (): middy.MiddlewareObj => ({
-  after: (request: LambdaRequest) => {
-    const placement = request.context.placement!;
-    const response = request.response;
-    if (!response || response.statusCode !== 200 || !placement.isAtLeast('1.15')) return;
-    response.headers = { 'cache-control': 'no-cache', ...response.headers };
-  },
-}) as middy.MiddlewareObj;
+export const cacheHeaders = (): middy.MiddlewareObj =>
+  ({
+    after: (request: LambdaRequest) => {
+      const placement = request.context.placement!;
+      const response = request.response;
+      if (!response || response.statusCode !== 200 || !placement.isAtLeast('1.15')) return;
+      response.headers = { 'cache-control': 'no-cache', ...response.headers };
+    },
+  }) as middy.MiddlewareObj;

@@ -16,9 +16,17 @@ function bareType(accept: string | undefined): 'json' | 'html' | 'plain' {
   let best: { type: 'json' | 'html' | 'plain'; q: number; specific: boolean } = { type: 'plain', q: 0, specific: false };
   for (const part of accept.split(',')) {
     const [range = '', ...params] = part.trim().toLowerCase().split(';');
-    const q = Number(params.map((p) => p.trim()).find((p) => p.startsWith('q='))?.slice(2) ?? 1);
+    const q = Number(
+      params
+        .map((p) => p.trim())
+        .find((p) => p.startsWith('q='))
+        ?.slice(2) ?? 1,
+    );
     const [major, minor] = range.trim().split('/');
-    for (const [type, offer] of [['json', 'application/json'], ['html', 'text/html']] as const) {
+    for (const [type, offer] of [
+      ['json', 'application/json'],
+      ['html', 'text/html'],
+    ] as const) {
       const [offerMajor, offerMinor] = offer.split('/');
       const matches = (major === '*' || major === offerMajor) && (minor === '*' || minor === offerMinor);
       const specific = minor !== '*';
@@ -32,7 +40,9 @@ function bareType(accept: string | undefined): 'json' | 'html' | 'plain' {
 function pythonJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(pythonJson).join(', ')}]`;
   if (value !== null && typeof value === 'object') {
-    return `{${Object.entries(value).map(([key, inner]) => `${JSON.stringify(key)}: ${pythonJson(inner)}`).join(', ')}}`;
+    return `{${Object.entries(value)
+      .map(([key, inner]) => `${JSON.stringify(key)}: ${pythonJson(inner)}`)
+      .join(', ')}}`;
   }
   return JSON.stringify(value).replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
@@ -71,8 +81,7 @@ function render(error: HttpError, requestId: string, accept: string | undefined,
         }),
       };
     case 'html': {
-      const text =
-        error.htmlExplanation === undefined ? explained : `${error.htmlExplanation}<br /><br />\n${error.message}`;
+      const text = error.htmlExplanation === undefined ? explained : `${error.htmlExplanation}<br /><br />\n${error.message}`;
       return {
         type: 'text/html; charset=UTF-8',
         body: `<html>\n <head>\n  <title>${status}</title>\n </head>\n <body>\n  <h1>${status}</h1>\n  ${text}\n </body>\n</html>`,
@@ -83,34 +92,30 @@ function render(error: HttpError, requestId: string, accept: string | undefined,
   }
 }
 
-export const errorResponse = (): middy.MiddlewareObj => ({
-  onError: (request: LambdaRequest) => {
-    const placement = request.context.placement;
-    let error = request.error;
-    if (error instanceof ConcurrentUpdate) {
-      error = new HttpError(409, error.message, { code: ErrorCode.CONCURRENT_UPDATE });
-    } else if (error instanceof TooManyWrites) {
-      error = new HttpError(413, error.message);
-    } else if (!(error instanceof HttpError)) {
-      logger.error('unhandled error', { error: error as Error });
-      error = new HttpError(500, 'An unexpected error occurred.');
-    }
-    const httpError = error as HttpError;
-    const versioned = httpError.versioned && placement?.versionKnown === true;
-    const { type, body } = render(
-      httpError,
-      placement?.requestId ?? '',
-      placement?.header('accept'),
-      versioned && placement.isAtLeast('1.23'),
-    );
-    request.response = {
-      statusCode: httpError.status,
-      headers: {
-        'content-type': type,
-        ...(versioned ? versionHeaders(placement, httpError.vary) : {}),
-        ...httpError.headers,
-      },
-      body,
-    };
-  },
-}) as middy.MiddlewareObj;
+export const errorResponse = (): middy.MiddlewareObj =>
+  ({
+    onError: (request: LambdaRequest) => {
+      const placement = request.context.placement;
+      let error = request.error;
+      if (error instanceof ConcurrentUpdate) {
+        error = new HttpError(409, error.message, { code: ErrorCode.CONCURRENT_UPDATE });
+      } else if (error instanceof TooManyWrites) {
+        error = new HttpError(413, error.message);
+      } else if (!(error instanceof HttpError)) {
+        logger.error('unhandled error', { error: error as Error });
+        error = new HttpError(500, 'An unexpected error occurred.');
+      }
+      const httpError = error as HttpError;
+      const versioned = httpError.versioned && placement?.versionKnown === true;
+      const { type, body } = render(httpError, placement?.requestId ?? '', placement?.header('accept'), versioned && placement.isAtLeast('1.23'));
+      request.response = {
+        statusCode: httpError.status,
+        headers: {
+          'content-type': type,
+          ...(versioned ? versionHeaders(placement, httpError.vary) : {}),
+          ...httpError.headers,
+        },
+        body,
+      };
+    },
+  }) as middy.MiddlewareObj;

@@ -7,10 +7,11 @@ import type middy from '@middy/core';
 import { logger } from '../logger.js';
 import type { LambdaRequest } from '../types.js';
 
-export const logContext = (): middy.MiddlewareObj => ({
-  before: (request: LambdaRequest) => {
-    const placement = request.context.placement!;
-    logger.resetKeys();
-    logger.appendKeys({ request_id: placement.requestId, microversion: placement.version.toString() });
-  },
-}) as middy.MiddlewareObj;
+export const logContext = (): middy.MiddlewareObj =>
+  ({
+    before: (request: LambdaRequest) => {
+      const placement = request.context.placement!;
+      logger.resetKeys();
+      logger.appendKeys({ request_id: placement.requestId, microversion: placement.version.toString() });
+    },
+  }) as middy.MiddlewareObj;

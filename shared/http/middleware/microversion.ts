@@ -11,16 +11,17 @@ export function versionHeaders(request: PlacementRequest, withVary: boolean): Re
   };
 }
 
-export const microversion = (): middy.MiddlewareObj => ({
-  before: (request: LambdaRequest) => {
-    const placement = request.context.placement!;
-    placement.version = requestedMicroversion(placement.header('openstack-api-version'));
-    placement.versionKnown = true;
-  },
-  after: (request: LambdaRequest) => {
-    const placement = request.context.placement!;
-    if (request.response) {
-      request.response.headers = { ...request.response.headers, ...versionHeaders(placement, true) };
-    }
-  },
-}) as middy.MiddlewareObj;
+export const microversion = (): middy.MiddlewareObj =>
+  ({
+    before: (request: LambdaRequest) => {
+      const placement = request.context.placement!;
+      placement.version = requestedMicroversion(placement.header('openstack-api-version'));
+      placement.versionKnown = true;
+    },
+    after: (request: LambdaRequest) => {
+      const placement = request.context.placement!;
+      if (request.response) {
+        request.response.headers = { ...request.response.headers, ...versionHeaders(placement, true) };
+      }
+    },
+  }) as middy.MiddlewareObj;

@@ -34,38 +34,39 @@ function mediaType(request: PlacementRequest): string {
   return (request.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
-export const requestGuards = (): middy.MiddlewareObj => ({
-  before: (request: LambdaRequest) => {
-    const placement = request.context.placement!;
-    checkContentLength(placement);
-    const route = placement.match?.route;
-    if (route === undefined) return; // the handler answers 404/405
-    if (placement.version.isBefore(route.since)) {
-      // Upstream raises these with no message of their own: the detail is the explanation alone.
-      throw route.statusBeforeSince === 405
-        ? new HttpError(405, '', {
-            explanation: `The method ${placement.method} is not allowed for this resource.`,
-            htmlExplanation: `The method ${placement.method} is not allowed for this resource. `,
-          })
-        : notFound('');
-    }
-    // Upstream negotiates only where it answers with a JSON document: the GETs with a body.
-    if (route.method === 'GET' && route.respondsWithJson !== false && !acceptsJson(placement.header('accept'))) {
-      const accept = placement.header('accept');
-      throw new HttpError(406, 'Only application/json is provided', {
-        explanation: `The resource could not be generated that was acceptable to your browser (content of type ${accept}.`,
-        htmlExplanation: `The resource could not be generated that was acceptable to your browser\n(content of type ${accept}. `,
-      });
-    }
-    if (route.jsonBody && (route.jsonBody.until === undefined || placement.version.isBefore(route.jsonBody.until))) {
-      const type = mediaType(placement);
-      if (type !== 'application/json') {
-        const shown = type || 'None';
-        throw new HttpError(415, `The media type ${shown} is not supported, use application/json`, {
-          explanation: `The request media type ${shown} is not supported by this server.`,
-          htmlExplanation: `The request media type ${shown} is not supported by this server.\n`,
+export const requestGuards = (): middy.MiddlewareObj =>
+  ({
+    before: (request: LambdaRequest) => {
+      const placement = request.context.placement!;
+      checkContentLength(placement);
+      const route = placement.match?.route;
+      if (route === undefined) return; // the handler answers 404/405
+      if (placement.version.isBefore(route.since)) {
+        // Upstream raises these with no message of their own: the detail is the explanation alone.
+        throw route.statusBeforeSince === 405
+          ? new HttpError(405, '', {
+              explanation: `The method ${placement.method} is not allowed for this resource.`,
+              htmlExplanation: `The method ${placement.method} is not allowed for this resource. `,
+            })
+          : notFound('');
+      }
+      // Upstream negotiates only where it answers with a JSON document: the GETs with a body.
+      if (route.method === 'GET' && route.respondsWithJson !== false && !acceptsJson(placement.header('accept'))) {
+        const accept = placement.header('accept');
+        throw new HttpError(406, 'Only application/json is provided', {
+          explanation: `The resource could not be generated that was acceptable to your browser (content of type ${accept}.`,
+          htmlExplanation: `The resource could not be generated that was acceptable to your browser\n(content of type ${accept}. `,
         });
       }
-    }
-  },
-}) as middy.MiddlewareObj;
+      if (route.jsonBody && (route.jsonBody.until === undefined || placement.version.isBefore(route.jsonBody.until))) {
+        const type = mediaType(placement);
+        if (type !== 'application/json') {
+          const shown = type || 'None';
+          throw new HttpError(415, `The media type ${shown} is not supported, use application/json`, {
+            explanation: `The request media type ${shown} is not supported by this server.`,
+            htmlExplanation: `The request media type ${shown} is not supported by this server.\n`,
+          });
+        }
+      }
+    },
+  }) as middy.MiddlewareObj;
