@@ -36,12 +36,12 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BatchWriteCommand, type BatchWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { freeLoopbackPort } from '../local/dynamodb-local.js';
+import { seededRandom } from './lib/seeded-random.js';
+import { batchWrite } from './lib/batch-write.js';
 import { config } from '../shared/config.js';
 import { SHARING_TRAIT } from '../shared/domain/standard-catalog.js';
 import type { Consumer, Provider } from '../shared/domain/model.js';
-import { dynamo, tableName } from '../shared/storage/client.js';
 import { claimWrites } from '../shared/storage/consumers.js';
 import { providerChangeWrites } from '../shared/storage/providers.js';
 import type { Item } from '../shared/storage/reads.js';
@@ -64,7 +64,6 @@ const INSTANCES_PER_NODE = 2;
 const PROJECT = 'bench-project';
 const USER = 'bench-user';
 const CONSUMER_TYPE = 'INSTANCE';
-const LOAD_CONCURRENCY = 8;
 
 const HEADERS = { 'x-auth-token': 'admin', 'openstack-api-version': 'placement 1.39' };
 const FLAVOR = 'resources=VCPU:2,MEMORY_MB:4096,DISK_GB:40';
@@ -89,25 +88,8 @@ interface Cloud {
   aggregates: string[];
 }
 
-/** mulberry32: small, seedable, good enough to spread a benchmark cloud. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function buildCloud(computeNodes: number, seed: number): Cloud {
-  const random = prng(seed);
-  const int = (low: number, high: number) => low + Math.floor(random() * (high - low + 1));
-  const uuid = () => {
-    const hex = Array.from({ length: 32 }, () => int(0, 15).toString(16)).join('');
-    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${'89ab'[int(0, 3)]}${hex.slice(17, 20)}-${hex.slice(20)}`;
-  };
+  const { next: random, int, uuid } = seededRandom(seed);
   const provider = (name: string, parent: CloudProvider | null, fields: Partial<CloudProvider>): CloudProvider => {
     const id = uuid();
     const tree = { parentUuid: parent?.uuid ?? null, rootUuid: parent?.rootUuid ?? id };
@@ -218,23 +200,6 @@ function ourItems(cloud: Cloud, usages: Map<string, Record<string, number>>): It
     for (const write of claimWrites([{ before: undefined, after }], [], now)) items.push(write.item.Put!.Item!);
   }
   return items;
-}
-
-async function batchWrite(items: Item[]): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const start = next;
-      next += 25;
-      const puts = items.slice(start, start + 25).map((Item) => ({ PutRequest: { Item } }));
-      let request: BatchWriteCommandInput['RequestItems'] = { [tableName()]: puts };
-      for (let attempt = 0; request && Object.keys(request).length > 0; attempt++) {
-        if (attempt > 0) await sleep(20 * attempt);
-        request = (await dynamo().send(new BatchWriteCommand({ RequestItems: request }))).UnprocessedItems;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: LOAD_CONCURRENCY }, worker));
 }
 
 // ---------------------------------------------------------------- our service

@@ -20,6 +20,15 @@ export interface ClientDefaults {
   headers?: Record<string, string>;
   /** Give up on a request after this long (default 120 s). */
   timeoutMs?: number;
+  /**
+   * Send a GET again, at most this many more times, when it got no answer or
+   * a 502/503/504 (a proxy or the service briefly unavailable). Writes are
+   * never sent twice: one whose fate is unknown is for the caller to settle.
+   * Default 0: the tests want to see every answer as it came.
+   */
+  retries?: number;
+  /** Told of every answer, e.g. to count the requests a tool sent. */
+  onResponse?: (method: string, path: string, response: ApiResponse) => void;
 }
 
 export interface RequestOptions {
@@ -44,6 +53,20 @@ export interface ApiResponse {
   /** From sending the request until its whole body arrived. */
   ms: number;
 }
+
+/** The server closed a kept-alive connection as the request went out on it (Node's documented case for a retry). */
+class StaleConnection extends Error {
+  constructor(cause: Error) {
+    super(cause.message, { cause });
+    this.name = 'StaleConnection';
+  }
+}
+
+/** Answers of a proxy or a service that is briefly unavailable: worth sending again. */
+const RETRIED_STATUSES = new Set([502, 503, 504]);
+
+/** Waits longer after each failed attempt (0.2 s, 0.4 s, 0.8 s ... at most 5 s), jittered so that parallel workers spread out. */
+const backOff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.min(5000, 200 * 2 ** attempt) * (0.5 + Math.random())));
 
 const agents = { http: new HttpAgent({ keepAlive: true, maxSockets: 64 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 64 }) };
 
@@ -79,7 +102,26 @@ export class PlacementClient {
     return new PlacementClient(this.baseUrl, { ...this.defaults, ...defaults, headers: { ...this.defaults.headers, ...defaults.headers } });
   }
 
-  request(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> {
+  async request(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> {
+    const retries = method === 'GET' ? (this.defaults.retries ?? 0) : 0;
+    for (let attempt = 0; ; attempt++) {
+      let response: ApiResponse;
+      try {
+        response = await this.send(method, path, options);
+      } catch (error) {
+        // A kept-alive connection the server had just closed: the request never reached it, so any method may go again, once.
+        if (error instanceof StaleConnection && attempt === 0) continue;
+        if (attempt >= retries) throw error;
+        await backOff(attempt);
+        continue;
+      }
+      this.defaults.onResponse?.(method, path, response);
+      if (!RETRIED_STATUSES.has(response.status) || attempt >= retries) return response;
+      await backOff(attempt);
+    }
+  }
+
+  private send(method: string, path: string, options: RequestOptions): Promise<ApiResponse> {
     const url = new URL(`${this.baseUrl}${path}`);
     const headers: Record<string, string> = {};
     const token = this.defaults.token === undefined ? 'admin' : this.defaults.token;
@@ -112,7 +154,7 @@ export class PlacementClient {
         });
       });
       outgoing.setTimeout(timeoutMs, () => outgoing.destroy(new Error(`${method} ${url.href}: no answer within ${timeoutMs} ms`)));
-      outgoing.on('error', reject);
+      outgoing.on('error', (error: NodeJS.ErrnoException) => reject(outgoing.reusedSocket && error.code === 'ECONNRESET' ? new StaleConnection(error) : error));
       outgoing.end(body);
     });
   }
