@@ -13,6 +13,7 @@ import type { Construct } from 'constructs';
 import { STANDARD_RESOURCE_CLASSES, STANDARD_TRAITS } from '../shared/domain/standard-catalog.js';
 import { AUTHORIZER_ENTRY, CATALOG_SEEDER_ENTRY } from './bundling.js';
 import { PlacementApi } from './constructs/api.js';
+import { CapacityMetrics } from './constructs/capacity.js';
 import { HandlerFunctions, PlacementFunction } from './constructs/functions.js';
 import { Observability } from './constructs/observability.js';
 import { PlacementTable } from './constructs/table.js';
@@ -97,7 +98,7 @@ export class PlacementStack extends Stack {
 
     this.seedStandardCatalogs(table, settings);
 
-    new Observability(this, 'Observability', {
+    const observability = new Observability(this, 'Observability', {
       name,
       stage: settings.stage,
       api: api.httpApi,
@@ -107,6 +108,15 @@ export class PlacementStack extends Stack {
       p99LatencyMs: settings.alarms.p99LatencyMs,
       alarmEmail: settings.alarms.email,
     });
+    if (settings.capacityMetrics.enabled) {
+      new CapacityMetrics(this, 'Capacity', {
+        table,
+        stage: settings.stage,
+        everyMinutes: settings.capacityMetrics.everyMinutes,
+        dashboard: observability.dashboard,
+        logRetentionDays: settings.logRetentionDays,
+      });
+    }
 
     new CfnOutput(this, 'ApiUrl', { value: api.httpApi.apiEndpoint, description: 'Placement endpoint: [placement] endpoint_override in nova.conf' });
     new CfnOutput(this, 'TableName', { value: table.tableName });

@@ -36,6 +36,8 @@ export interface PlacementSettings {
   environment: Record<string, string>;
   logRetentionDays: number;
   alarms: { serverErrorPercent: number; p99LatencyMs: number; email?: string };
+  /** The scheduled capacity function (infra/constructs/capacity.ts); off: no function, schedule or widgets. */
+  capacityMetrics: { enabled: boolean; everyMinutes: number };
 }
 
 /**
@@ -78,6 +80,14 @@ class ContextReader {
     if (value === undefined || value === null) return undefined;
     if (typeof value !== 'string') throw new Error(`context ${key}: expected a string, got ${JSON.stringify(value)}`);
     return value;
+  }
+
+  boolean(key: string, fallback: boolean): boolean {
+    const value = this.raw(key);
+    if (value === undefined || value === null) return fallback;
+    if (value === true || value === 'true') return true;
+    if (value === false || value === 'false') return false;
+    throw new Error(`context ${key}: expected true or false, got ${JSON.stringify(value)}`);
   }
 
   number(key: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
@@ -143,6 +153,9 @@ export function readSettings(node: Node): PlacementSettings {
       throw new Error(`context environment: ${name} must be a PLACEMENT_* variable with a string value`);
   }
 
+  const capacityMinutes = context.number('capacityMetricsMinutes', 5, 1, 1440);
+  if (!Number.isInteger(capacityMinutes)) throw new Error(`context capacityMetricsMinutes: whole minutes, got ${capacityMinutes}`);
+
   return {
     stage,
     regions,
@@ -160,6 +173,10 @@ export function readSettings(node: Node): PlacementSettings {
       serverErrorPercent: context.number('serverErrorAlarmPercent', 1),
       p99LatencyMs: context.number('p99LatencyAlarmMs', 1000, 1),
       email: context.string('alarmEmail'),
+    },
+    capacityMetrics: {
+      enabled: context.boolean('capacityMetrics', true),
+      everyMinutes: capacityMinutes,
     },
   };
 }

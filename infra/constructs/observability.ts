@@ -44,6 +44,8 @@ const MIN_REQUESTS_FOR_ERROR_RATE = 20;
 export class Observability extends Construct {
   readonly alarmTopic: Topic;
   readonly alarms: Alarm[] = [];
+  /** The stack's dashboard; other constructs add their widgets to it. */
+  readonly dashboard: Dashboard;
 
   constructor(scope: Construct, id: string, props: ObservabilityProps) {
     super(scope, id);
@@ -101,7 +103,7 @@ export class Observability extends Construct {
       new Metric({ namespace: METRICS_NAMESPACE, metricName, dimensionsMap: { Stage: props.stage }, statistic, period: PERIOD, label });
     const perFunction = (metric: (fn: IFunction) => Metric) => Object.entries(props.functions).map(([label, fn]) => metric(fn).with({ label, period: PERIOD }));
 
-    new Dashboard(this, 'Dashboard', {
+    this.dashboard = new Dashboard(this, 'Dashboard', {
       dashboardName: props.name,
       widgets: [
         [

@@ -2,7 +2,7 @@
 import { freeCapacities } from '../domain/capacity.js';
 import { SEARCH_FIELDS, type Inventories, type Provider, type SearchProvider } from '../domain/model.js';
 import { tableName } from './client.js';
-import { batchGet, getItem, queryAll, type Item, type Projection } from './reads.js';
+import { batchGet, getItem, projectionOf, queryAll, withProjection, type Item, type Projection } from './reads.js';
 import {
   aggregateMemberKey,
   allShards,
@@ -69,10 +69,7 @@ function toItem(provider: Provider): Item {
 }
 
 /** Reads only SEARCH_ATTRIBUTES: the search reads thousands of providers, and parsing what it ignores is most of its CPU. */
-export const SEARCH_PROJECTION: Projection = {
-  ProjectionExpression: SEARCH_FIELDS.map((_, n) => `#a${n}`).join(', '),
-  ExpressionAttributeNames: Object.fromEntries(SEARCH_FIELDS.map((name, n) => [`#a${n}`, name])),
-};
+export const SEARCH_PROJECTION: Projection = projectionOf(SEARCH_FIELDS);
 
 export function fromSearchItem(item: Item): SearchProvider {
   return {
@@ -112,19 +109,43 @@ export async function findProviderUuidByName(name: string): Promise<string | und
   return (await getItem(providerNameKey(name)))?.uuid as string | undefined;
 }
 
-/** Every provider, from the sharded index (eventually consistent). */
-export async function listProviders(): Promise<Provider[]> {
+/** Every provider item, from the sharded index (eventually consistent), the 8 shards in parallel. */
+async function queryEveryShard(projection?: Projection): Promise<Item[]> {
   const shards = await Promise.all(
-    allShards().map((shard) =>
-      queryAll({
+    allShards().map((shard) => {
+      const input = {
         IndexName: BY_SHARD_INDEX.name,
         KeyConditionExpression: '#pk = :shard',
         ExpressionAttributeNames: { '#pk': BY_SHARD_INDEX.partitionKey },
         ExpressionAttributeValues: { ':shard': shard },
-      }),
-    ),
+      };
+      return queryAll(projection ? withProjection(input, projection) : input);
+    }),
   );
-  return shards.flat().map(fromItem);
+  return shards.flat();
+}
+
+/** Every provider (eventually consistent). */
+export async function listProviders(): Promise<Provider[]> {
+  return (await queryEveryShard()).map(fromItem);
+}
+
+const CAPACITY_FIELDS = ['uuid', 'name', 'inventories', 'usages'] as const;
+const CAPACITY_PROJECTION: Projection = projectionOf(CAPACITY_FIELDS);
+
+/**
+ * What the region's capacity figures need of every provider. The sharded
+ * index holds provider items only, so this reads nothing else (a table scan
+ * would read every allocation and consumer too); read units follow the size
+ * of the provider items, whatever the projection.
+ */
+export async function listProviderCapacities(): Promise<Pick<Provider, (typeof CAPACITY_FIELDS)[number]>[]> {
+  return (await queryEveryShard(CAPACITY_PROJECTION)).map((item) => ({
+    uuid: item.uuid as string,
+    name: item.name as string,
+    inventories: unpackInventories(item.inventories),
+    usages: (item.usages as Provider['usages']) ?? {},
+  }));
 }
 
 /** The providers of one tree (eventually consistent index). */

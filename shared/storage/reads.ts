@@ -19,6 +19,14 @@ export async function getItem(key: Key): Promise<Item | undefined> {
   return output.Item;
 }
 
+/** The projection of these attributes (names as placeholders: some are reserved words). */
+export function projectionOf(attributes: readonly string[]): Projection {
+  return {
+    ProjectionExpression: attributes.map((_, n) => `#a${n}`).join(', '),
+    ExpressionAttributeNames: Object.fromEntries(attributes.map((name, n) => [`#a${n}`, name])),
+  };
+}
+
 /** A query input that returns only the projection's attributes. */
 export function withProjection<T extends { ExpressionAttributeNames?: Record<string, string> }>(input: T, projection: Projection): T & Projection {
   return {

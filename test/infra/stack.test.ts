@@ -18,7 +18,8 @@ describe('the CDK app', () => {
     for (const t of templates) {
       t.resourceCountIs('AWS::DynamoDB::Table', 1);
       t.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
-      expect(placementFunctions(t)).toHaveLength(HANDLER_FAMILIES.length + 2);
+      // Plus the authorizer, the catalog seeder and the capacity function.
+      expect(placementFunctions(t)).toHaveLength(HANDLER_FAMILIES.length + 3);
     }
   });
 

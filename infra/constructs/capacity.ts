@@ -1,0 +1,89 @@
+/**
+ * Capacity at a glance: the scheduled function that publishes each resource
+ * class's capacity, usage and free amounts (functions/capacity-metrics.ts),
+ * its schedule, and its widgets on the stack's dashboard: utilisation and
+ * providers with free capacity per class over time (SEARCH expressions, so
+ * a class appears as soon as it is published, custom ones included) and the
+ * fullest providers of the latest run (a Logs Insights query on the
+ * function's own records).
+ */
+import { Duration } from 'aws-cdk-lib';
+import { GraphWidget, LogQueryVisualizationType, LogQueryWidget, MathExpression, type Dashboard } from 'aws-cdk-lib/aws-cloudwatch';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { Construct } from 'constructs';
+import { CAPACITY_DIMENSIONS, FULLEST_RECORD } from '../../functions/capacity-metrics.js';
+import { METRICS_NAMESPACE } from '../../shared/http/middleware/metrics.js';
+import { CAPACITY_METRICS_ENTRY } from '../bundling.js';
+import { PlacementFunction } from './functions.js';
+
+export interface CapacityMetricsProps {
+  table: ITable;
+  stage: string;
+  everyMinutes: number;
+  dashboard: Dashboard;
+  logRetentionDays: number;
+}
+
+/**
+ * Reading 10,000 providers takes about 1,000 eventually consistent read
+ * units and a few seconds on DynamoDB Local (README, "Capacity at a glance");
+ * 512 MB and a minute leave room for regions several times that size.
+ */
+const FUNCTION_SETTINGS = { memoryMb: 512, timeoutSeconds: 60 };
+
+export class CapacityMetrics extends Construct {
+  readonly function: PlacementFunction;
+  readonly schedule: Rule;
+
+  constructor(scope: Construct, id: string, props: CapacityMetricsProps) {
+    super(scope, id);
+    this.function = new PlacementFunction(this, 'Function', {
+      entry: CAPACITY_METRICS_ENTRY,
+      description: 'Placement capacity metrics: per resource class capacity, used, reserved, free, providers with free capacity',
+      settings: FUNCTION_SETTINGS,
+      environment: { PLACEMENT_TABLE_NAME: props.table.tableName, PLACEMENT_STAGE: props.stage },
+      logRetentionDays: props.logRetentionDays,
+    });
+    props.table.grantReadData(this.function);
+    // A missed run is made up by the next one: no retries, which would only publish stale figures late.
+    this.schedule = new Rule(this, 'Schedule', {
+      description: `Placement capacity metrics every ${props.everyMinutes} minutes`,
+      schedule: Schedule.rate(Duration.minutes(props.everyMinutes)),
+      targets: [new LambdaFunction(this.function, { retryAttempts: 0 })],
+    });
+
+    const period = Duration.minutes(Math.max(5, props.everyMinutes));
+    const perClass = (metricName: string, label: string) =>
+      new MathExpression({
+        expression: `SEARCH('{${METRICS_NAMESPACE},${CAPACITY_DIMENSIONS.join(',')}} Stage="${props.stage}" MetricName="${metricName}"', 'Average', ${period.toSeconds()})`,
+        label,
+        period,
+      });
+    props.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Utilisation per resource class (%)',
+        left: [perClass('Utilisation', '')],
+        leftYAxis: { min: 0, max: 100 },
+        width: 12,
+      }),
+      new GraphWidget({ title: 'Providers with free capacity per resource class', left: [perClass('ProvidersWithFree', '')], width: 12 }),
+    );
+    props.dashboard.addWidgets(
+      new LogQueryWidget({
+        title: 'Fullest providers (latest run)',
+        logGroupNames: [this.function.logGroup.logGroupName],
+        view: LogQueryVisualizationType.TABLE,
+        queryLines: [
+          `filter record = "${FULLEST_RECORD}"`,
+          'sort run desc',
+          'limit 10',
+          'sort rank asc',
+          'display rank, name, resourceClass, utilisationPercent, used, capacity, uuid',
+        ],
+        width: 24,
+      }),
+    );
+  }
+}
