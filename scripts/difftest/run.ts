@@ -1,0 +1,165 @@
+/**
+ * One differential run: both services emptied, then one seeded sequence of
+ * requests sent to both, each answer pair compared (compare.ts).
+ */
+import { PlacementClient, type ApiResponse } from '../lib/placement-client.js';
+import { ROUTES, routeKey } from '../../shared/http/routes.js';
+import { checkLimited, compareNormalised, normaliseAnswer, withoutCandidates, type CompareOptions, type Side } from './compare.js';
+import { Random } from './random.js';
+import { resetService } from './reset.js';
+import { Model, nextOperation, VERSIONS, type Both, type DiffRequest, type Profile, type Step } from './scenario.js';
+
+export interface RunOptions {
+  reference: string;
+  target: string;
+  seed: number;
+  ops: number;
+  profile: Profile;
+  /** Called with each mismatch line as it is found. */
+  onMismatch?: (line: string) => void;
+}
+
+export interface Mismatch {
+  index: number;
+  operation: string;
+  request: DiffRequest;
+  differences: string[];
+}
+
+export interface OperationTally {
+  requests: number;
+  failed: number;
+}
+
+export interface RunReport {
+  profile: Profile;
+  seed: number;
+  passed: number;
+  failed: number;
+  mismatches: Mismatch[];
+  byOperation: Map<string, OperationTally>;
+  routes: Set<string>;
+  versions: Set<string>;
+  hostile: number;
+  ignoredTraits: string[];
+}
+
+const ROUTE_PATTERNS = ROUTES.map((route) => ({
+  key: routeKey(route),
+  method: route.method,
+  pattern: new RegExp(`^${route.path.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+}));
+
+function routeOf(request: DiffRequest): string | undefined {
+  const path = request.path.split('?')[0];
+  return ROUTE_PATTERNS.find((route) => route.method === request.method && route.pattern.test(path))?.key;
+}
+
+async function send(placement: PlacementClient, request: DiffRequest): Promise<ApiResponse> {
+  try {
+    return await placement.request(request.method, request.path, {
+      version: request.version,
+      json: request.json,
+      rawBody: request.rawBody,
+      headers: request.headers,
+      timeoutMs: 60_000,
+    });
+  } catch (error) {
+    // A dropped connection is an answer too: it must happen on both sides or neither.
+    return { status: 0, headers: new Headers(), text: `no answer: ${(error as Error).message.replace(placement.baseUrl, '<base-url>')}`, body: undefined, ms: 0 };
+  }
+}
+
+function lastSegment(answer: ApiResponse): string | undefined {
+  return answer.headers.get('location')?.split('/').pop();
+}
+
+/** The request as one line: method, path, version and body, enough to replay it. */
+export function describe(request: DiffRequest): string {
+  const parts = [request.method, request.path, request.version === null ? '(no version)' : `(${request.version})`];
+  for (const [name, value] of Object.entries(request.headers ?? {})) parts.push(`${name}: ${JSON.stringify(value)}`);
+  if (request.json !== undefined) parts.push(JSON.stringify(request.json));
+  if (request.rawBody !== undefined) parts.push(`raw ${JSON.stringify(request.rawBody)}`);
+  const line = parts.join(' ');
+  return line.length > 600 ? `${line.slice(0, 600)}…` : line;
+}
+
+/** Standard traits only the target's catalog has (a newer os-traits than the reference's). */
+async function traitsOnlyTargetHas(reference: PlacementClient, target: PlacementClient): Promise<Set<string>> {
+  const names = async (placement: PlacementClient) => new Set(((await placement.get('/traits', { version: '1.6' })).body?.traits ?? []) as string[]);
+  const [referenceTraits, targetTraits] = await Promise.all([names(reference), names(target)]);
+  return new Set([...targetTraits].filter((name) => !name.startsWith('CUSTOM_') && !referenceTraits.has(name)));
+}
+
+function compareStep(step: Step, both: Both, sides: { reference: Side; target: Side }, options: CompareOptions): string[] {
+  const reference = normaliseAnswer(both.reference, sides.reference, options);
+  const target = normaliseAnswer(both.target, sides.target, options);
+  if (!step.limited) return compareNormalised(reference, target);
+  const { limit, unlimited, rootOf } = step.limited;
+  return [
+    ...compareNormalised(withoutCandidates(reference), withoutCandidates(target)),
+    ...checkLimited(reference, normaliseAnswer(unlimited.reference, sides.reference, options), limit, rootOf).map((line) => `reference: ${line}`),
+    ...checkLimited(target, normaliseAnswer(unlimited.target, sides.target, options), limit, rootOf).map((line) => `target: ${line}`),
+  ];
+}
+
+export async function runDifftest(options: RunOptions): Promise<RunReport> {
+  const reference = new PlacementClient(options.reference, { token: 'admin' });
+  const target = new PlacementClient(options.target, { token: 'admin' });
+  await Promise.all([resetService(reference), resetService(target)]);
+  const ignoredTraits = await traitsOnlyTargetHas(reference, target);
+  const compareOptions: CompareOptions = { ignoredTraits };
+  const sides = { reference: { baseUrl: reference.baseUrl, aliases: new Map<string, string>() }, target: { baseUrl: target.baseUrl, aliases: new Map<string, string>() } };
+
+  const random = new Random(options.seed);
+  const context = { random, model: new Model(random), profile: options.profile };
+  const report: RunReport = {
+    profile: options.profile,
+    seed: options.seed,
+    passed: 0,
+    failed: 0,
+    mismatches: [],
+    byOperation: new Map(),
+    routes: new Set(),
+    versions: new Set(),
+    hostile: 0,
+    ignoredTraits: [...ignoredTraits].sort(),
+  };
+  let index = 0;
+  while (index < options.ops) {
+    const { name, steps } = nextOperation(context);
+    let next = steps.next();
+    while (!next.done && index < options.ops) {
+      const step = next.value;
+      index++;
+      const [referenceAnswer, targetAnswer] = await Promise.all([send(reference, step.request), send(target, step.request)]);
+      const both = { reference: referenceAnswer, target: targetAnswer };
+      if (step.generatesUuid) {
+        const [referenceUuid, targetUuid] = [lastSegment(referenceAnswer), lastSegment(targetAnswer)];
+        if (referenceUuid && targetUuid) {
+          const placeholder = `<generated-${sides.reference.aliases.size + 1}>`;
+          sides.reference.aliases.set(referenceUuid, placeholder);
+          sides.target.aliases.set(targetUuid, placeholder);
+        }
+      }
+      const differences = compareStep(step, both, sides, compareOptions);
+      const tally = report.byOperation.get(name) ?? { requests: 0, failed: 0 };
+      tally.requests++;
+      const route = routeOf(step.request);
+      if (route) report.routes.add(route);
+      if (step.request.version !== null && VERSIONS.includes(step.request.version)) report.versions.add(step.request.version);
+      if (name === 'hostile') report.hostile++;
+      if (differences.length === 0) report.passed++;
+      else {
+        report.failed++;
+        tally.failed++;
+        const mismatch = { index, operation: name, request: step.request, differences };
+        report.mismatches.push(mismatch);
+        options.onMismatch?.(`MISMATCH ${options.profile}#${index} [${name}] ${describe(step.request)} :: ${differences.join(' | ').slice(0, 1500)}`);
+      }
+      report.byOperation.set(name, tally);
+      next = steps.next(both);
+    }
+  }
+  return report;
+}
