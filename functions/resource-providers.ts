@@ -83,21 +83,14 @@ async function listResourceProviders(request: PlacementRequest) {
   } else {
     candidates = await listProviders();
   }
-  let roots: Map<string, Provider> | undefined;
   if (inTree !== undefined && (uuid !== undefined || name !== undefined)) {
     const anchor = await getProvider(inTree);
     candidates = candidates.filter((provider) => provider.rootUuid === anchor?.rootUuid);
   }
-  if (memberOf) {
-    // Upstream also counts the aggregates of a provider's root towards member_of.
-    roots = await getProviders(candidates.map((provider) => provider.rootUuid));
-  }
   const selected = candidates.filter((provider) => {
     if (name !== undefined && provider.name !== name) return false;
-    if (memberOf) {
-      const aggregates = [...provider.aggregates, ...(roots?.get(provider.rootUuid)?.aggregates ?? [])];
-      if (!satisfies(aggregates, memberOf)) return false;
-    }
+    // Only the provider's own aggregates count here (a root's count for its tree only in allocation candidates).
+    if (memberOf && !satisfies(provider.aggregates, memberOf)) return false;
     if (!satisfies(provider.traits, required)) return false;
     if (resources && !Object.entries(resources).every(([rc, amount]) => fitsCapacity(provider, rc, amount))) return false;
     return true;
@@ -119,6 +112,7 @@ async function createResourceProvider(request: PlacementRequest) {
   const uuid = body.uuid ? normalizeUuid(body.uuid) : randomUUID();
   const parentUuid = body.parent_provider_uuid ? normalizeUuid(body.parent_provider_uuid) : null;
   const failure = (reason: string) => badRequest(`Unable to create resource provider "${body.name}", ${uuid}: Object action create failed because: ${reason}`);
+  if (body.name === '') throw failure('name is required');
   if (parentUuid === uuid) throw failure('parent provider UUID cannot be same as UUID. Please either remove parent provider UUID or specify a different UUID.');
   const parent = parentUuid ? await getProvider(parentUuid) : undefined;
   if (parentUuid && parent === undefined) throw failure('parent provider UUID does not exist.');
@@ -189,7 +183,11 @@ async function updateResourceProvider(request: PlacementRequest) {
     writes.push(...providerChangeWrites(descendant, { ...descendant, rootUuid: after.rootUuid, updatedAt: now }));
   }
   await commit(writes);
-  return { status: 200, body: serialize(request, after), lastModified: new Date(now) };
+  // Upstream answers with the update time the provider had before this change, and none
+  // when it never had one: a child is created by a single insert, a root by an insert and
+  // an update (of its root id), so only a child untouched since its creation has none.
+  const neverUpdated = before.parentUuid !== null && before.updatedAt === before.createdAt;
+  return { status: 200, body: serialize(request, after), lastModified: neverUpdated ? null : new Date(before.updatedAt) };
 }
 
 function descendantsOf(uuid: string, tree: Provider[]): Provider[] {
