@@ -3,6 +3,7 @@
  * comparing versions. Pure; no I/O.
  */
 import { HttpError } from './errors.js';
+import { pyRepr } from './python-repr.js';
 
 export const MIN_VERSION = '1.0';
 export const MAX_VERSION = '1.39';
@@ -40,20 +41,45 @@ export class Microversion {
 const MIN = Microversion.parse(MIN_VERSION);
 const MAX = Microversion.parse(MAX_VERSION);
 
+/** Python's int() of a decimal string: surrounding blanks, a sign, digits with single underscores between them. */
+const PYTHON_INT = /^\s*[+-]?\d+(?:_\d+)*\s*$/;
+
+/**
+ * Reads a version string as upstream's microversion-parse does: split at the
+ * first dot, each part read by Python's int() (so `01.05` is 1.5 and `-1.0`
+ * is a version, just not an acceptable one); the error texts are Python's.
+ */
+function parseRequested(text: string): [bigint, bigint] {
+  const parts = [text.slice(0, text.includes('.') ? text.indexOf('.') : undefined), ...(text.includes('.') ? [text.slice(text.indexOf('.') + 1)] : [])];
+  const numbers = parts.map((part) => {
+    if (!PYTHON_INT.test(part)) {
+      throw new HttpError(400, `Invalid microversion: invalid version string: ${text}; invalid literal for int() with base 10: ${pyRepr(part)}`, { versioned: false });
+    }
+    return BigInt(part.trim().replace(/_/g, ''));
+  });
+  if (numbers.length === 1) {
+    throw new HttpError(400, `Invalid microversion: invalid version string: ${text}; Version.__new__() missing 1 required positional argument: 'minor'`, { versioned: false });
+  }
+  return [numbers[0], numbers[1]];
+}
+
 /**
  * The version a request asks for. The header may name several services
- * ("compute 2.1, placement 1.2"); without a placement entry the minimum applies.
+ * ("compute 2.1, placement 1.2"); the last placement entry counts, as
+ * upstream reads them; without one the minimum applies.
  */
 export function requestedMicroversion(header: string | undefined): Microversion {
-  const entry = (header ?? '')
+  const text = (header ?? '')
     .split(',')
-    .map((part) => part.trim().split(/\s+/))
-    .find(([service]) => service?.toLowerCase() === SERVICE_TYPE);
-  const text = entry?.slice(1).join(' ');
-  if (text === undefined || text === '') return MIN;
+    .reverse()
+    .map((part) => /^(\S+)\s+(.*)$/s.exec(part.trim()))
+    .find((entry) => entry?.[1].toLowerCase() === SERVICE_TYPE)?.[2]
+    .trim();
+  if (text === undefined) return MIN;
   if (text === 'latest') return MAX;
-  const version = Microversion.parse(text);
-  if (!version.isAtLeast(MIN_VERSION) || !MAX.isAtLeast(version.toString())) {
+  const [major, minor] = parseRequested(text);
+  const version = new Microversion(Number(major), Number(minor));
+  if (major !== BigInt(MIN.major) || minor < BigInt(MIN.minor) || minor > BigInt(MAX.minor)) {
     throw new HttpError(406, `Invalid microversion: Unacceptable version header: ${text}`, {
       versioned: false,
       explanation: 'The resource could not be generated that was acceptable to your browser (content of type application/json.',

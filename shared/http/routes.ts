@@ -32,8 +32,8 @@ export interface Route {
   jsonBody?: { until?: string };
   /** The status below `since` (default 404; upstream answers 405 for one route). */
   statusBeforeSince?: 405;
-  /** False for a GET that answers with status only (no Accept negotiation). */
-  respondsWithJson?: false;
+  /** False for a GET upstream answers whatever the Accept header says (the version document; a trait, status only). */
+  negotiatesAccept?: false;
 }
 
 const JSON_BODY = { jsonBody: {} };
@@ -41,7 +41,7 @@ const JSON_BODY = { jsonBody: {} };
 const RP = '/resource_providers/{uuid}';
 
 export const ROUTES: readonly Route[] = [
-  { method: 'GET', path: '/', handler: 'root', since: '1.0' },
+  { method: 'GET', path: '/', handler: 'root', since: '1.0', negotiatesAccept: false },
 
   { method: 'GET', path: '/resource_providers', handler: 'resource-providers', since: '1.0', policy: 'placement:resource_providers:list' },
   { method: 'POST', path: '/resource_providers', handler: 'resource-providers', since: '1.0', policy: 'placement:resource_providers:create', ...JSON_BODY },
@@ -84,7 +84,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'PUT', path: `${RP}/aggregates`, handler: 'aggregates', since: '1.1', policy: 'placement:resource_providers:aggregates:update', ...JSON_BODY },
 
   { method: 'GET', path: '/traits', handler: 'traits', since: '1.6', policy: 'placement:traits:list' },
-  { method: 'GET', path: '/traits/{name}', handler: 'traits', since: '1.6', policy: 'placement:traits:show', respondsWithJson: false },
+  { method: 'GET', path: '/traits/{name}', handler: 'traits', since: '1.6', policy: 'placement:traits:show', negotiatesAccept: false },
   { method: 'PUT', path: '/traits/{name}', handler: 'traits', since: '1.6', policy: 'placement:traits:update' },
   { method: 'DELETE', path: '/traits/{name}', handler: 'traits', since: '1.6', policy: 'placement:traits:delete' },
   { method: 'GET', path: `${RP}/traits`, handler: 'traits', since: '1.6', policy: 'placement:resource_providers:traits:list' },

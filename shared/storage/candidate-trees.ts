@@ -102,10 +102,13 @@ export interface WalkFilter {
 }
 
 function filterExpression(filter: WalkFilter) {
-  const names: Record<string, string> = { '#free': 'free', '#traits': 'traits', '#parent': 'parentUuid', '#children': 'children' };
+  const names: Record<string, string> = { '#traits': 'traits', '#parent': 'parentUuid', '#children': 'children' };
   const values: Record<string, unknown> = { ':string': 'S', ':sharing': SHARING_TRAIT };
   const flat: string[] = [];
+  // DynamoDB refuses names no expression uses: `#free` only when some class must be free
+  // (not when sharing providers could supply every class, root_required alone filtering).
   Object.entries(filter.minimumFree).forEach(([resourceClass, amount], n) => {
+    names['#free'] = 'free';
     names[`#c${n}`] = resourceClass;
     values[`:a${n}`] = amount;
     flat.push(`#free.#c${n} >= :a${n}`);

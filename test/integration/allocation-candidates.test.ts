@@ -97,6 +97,20 @@ describe('GET /allocation_candidates on DynamoDB Local', () => {
     expect(disks).toEqual([100, 100, 100, 100]);
   });
 
+  it('filters by root_required when sharing providers could hold every requested class', async () => {
+    const addresses = await createProvider('shared-addresses', { IPV4_ADDRESS: { total: 8 } });
+    const current = await api('GET', `/resource_providers/${addresses}`);
+    await api('PUT', `/resource_providers/${addresses}/aggregates`, { aggregates: [AGGREGATE], resource_provider_generation: current.body.generation });
+    await api('PUT', `/resource_providers/${addresses}/traits`, { traits: ['MISC_SHARES_VIA_AGGREGATE'], resource_provider_generation: current.body.generation + 1 });
+
+    // Nothing is left for the walk's filter to require but the root traits (it once named an unused attribute: a 500).
+    const response = await api('GET', '/allocation_candidates?resources=IPV4_ADDRESS:1&root_required=!COMPUTE_STATUS_DISABLED');
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    expect(response.body.allocation_requests).toEqual([{ allocations: { [addresses]: { resources: { IPV4_ADDRESS: 1 } } }, mappings: { '': [addresses] } }]);
+    const refused = await api('GET', '/allocation_candidates?resources=IPV4_ADDRESS:1&root_required=COMPUTE_STATUS_DISABLED');
+    expect(refused.body.allocation_requests).toEqual([]);
+  });
+
   it("finds the sharing providers of a seeded tree's other aggregates", async () => {
     const [, node] = computes;
     const otherAggregate = randomUUID();

@@ -28,3 +28,30 @@ describe('requestedMicroversion', () => {
     expect(Microversion.parse('1.9').isAtLeast('1.10')).toBe(false);
   });
 });
+
+describe('requestedMicroversion reads versions as upstream (microversion-parse, Python int())', () => {
+  it('accepts leading zeros, signs and blanks, and takes the last placement entry', () => {
+    expect(requestedMicroversion('placement 01.05').toString()).toBe('1.5');
+    expect(requestedMicroversion('placement +1.0_7').toString()).toBe('1.7');
+    expect(requestedMicroversion('placement 1.5, placement 1.7').toString()).toBe('1.7');
+    expect(requestedMicroversion('placement').toString()).toBe('1.0');
+  });
+
+  it('answers 406 with the range for well-formed versions outside it, negative and huge ones included', () => {
+    for (const text of ['-1.0', '1.040', '2.0', '1.99999999999999999999']) {
+      const error = errorOf(() => requestedMicroversion(`placement ${text}`));
+      expect(error?.status, text).toBe(406);
+      expect(error?.message).toBe(`Invalid microversion: Unacceptable version header: ${text}`);
+    }
+  });
+
+  it('answers 400 with Python\'s reason for malformed ones', () => {
+    expect(errorOf(() => requestedMicroversion('placement 1.a'))?.message).toBe(
+      "Invalid microversion: invalid version string: 1.a; invalid literal for int() with base 10: 'a'",
+    );
+    expect(errorOf(() => requestedMicroversion('placement 1'))?.message).toBe(
+      "Invalid microversion: invalid version string: 1; Version.__new__() missing 1 required positional argument: 'minor'",
+    );
+    expect(errorOf(() => requestedMicroversion('placement 1._5'))?.status).toBe(400);
+  });
+});

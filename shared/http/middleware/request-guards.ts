@@ -31,7 +31,8 @@ export function acceptsJson(accept: string | undefined): boolean {
 }
 
 function mediaType(request: PlacementRequest): string {
-  return (request.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  // Compared as sent: upstream refuses `application/JSON` too.
+  return (request.header('content-type') ?? '').split(';')[0]!.trim();
 }
 
 export const requestGuards = (): middy.MiddlewareObj =>
@@ -50,8 +51,8 @@ export const requestGuards = (): middy.MiddlewareObj =>
             })
           : notFound('');
       }
-      // Upstream negotiates only where it answers with a JSON document: the GETs with a body.
-      if (route.method === 'GET' && route.respondsWithJson !== false && !acceptsJson(placement.header('accept'))) {
+      // Upstream negotiates only in the handlers of its GETs with a JSON document.
+      if (route.method === 'GET' && route.negotiatesAccept !== false && !acceptsJson(placement.header('accept'))) {
         const accept = placement.header('accept');
         throw new HttpError(406, 'Only application/json is provided', {
           explanation: `The resource could not be generated that was acceptable to your browser (content of type ${accept}.`,

@@ -1,0 +1,66 @@
+/**
+ * Answers the differential tester (scripts/difftest) found to differ from
+ * upstream Placement 8.0, each checked here as upstream gives it.
+ */
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { useLocalService } from '../support/local-service.js';
+import { PlacementClient } from '../../scripts/lib/placement-client.js';
+
+const service = useLocalService();
+const placement = () => new PlacementClient(service.url, { version: '1.39' });
+
+describe('answers as upstream where they once differed', () => {
+  it('refuses a provider with an empty name, writing nothing', async () => {
+    const uuid = randomUUID();
+    const refused = await placement().post('/resource_providers', { name: '', uuid });
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors[0].detail).toContain(`Unable to create resource provider "", ${uuid}: Object action create failed because: name is required`);
+    expect((await placement().get(`/resource_providers/${uuid}`)).status).toBe(404);
+  });
+
+  it("lists by member_of the providers in the aggregate themselves, not their root's children", async () => {
+    const [root, child, aggregate] = [randomUUID(), randomUUID(), randomUUID()];
+    await placement().post('/resource_providers', { name: `agg-root-${root}`, uuid: root });
+    await placement().post('/resource_providers', { name: `agg-child-${child}`, uuid: child, parent_provider_uuid: root });
+    expect((await placement().put(`/resource_providers/${root}/aggregates`, { aggregates: [aggregate], resource_provider_generation: 0 })).status).toBe(200);
+    const listed = await placement().get(`/resource_providers?member_of=${aggregate}`);
+    expect(listed.body.resource_providers.map((provider: { uuid: string }) => provider.uuid)).toEqual([root]);
+  });
+
+  it('sends no last-modified when updating a child never changed since its creation, and one afterwards', async () => {
+    const [root, child] = [randomUUID(), randomUUID()];
+    await placement().post('/resource_providers', { name: `lm-root-${root}`, uuid: root });
+    await placement().post('/resource_providers', { name: `lm-child-${child}`, uuid: child, parent_provider_uuid: root });
+    const first = await placement().put(`/resource_providers/${child}`, { name: `lm-renamed-${child}` });
+    expect(first.status).toBe(200);
+    expect(first.headers.get('cache-control')).toBe('no-cache');
+    expect(first.headers.has('last-modified')).toBe(false);
+    const second = await placement().put(`/resource_providers/${child}`, { name: `lm-again-${child}` });
+    expect(second.headers.has('last-modified')).toBe(true);
+    expect((await placement().put(`/resource_providers/${root}`, { name: `lm-root-renamed-${root}` })).headers.has('last-modified')).toBe(true);
+  });
+
+  it('serves the version document whatever the Accept header', async () => {
+    const answer = await placement().get('/', { headers: { accept: 'application/xml' } });
+    expect(answer.status).toBe(200);
+    expect(answer.body.versions[0].max_version).toBe('1.39');
+  });
+
+  it('refuses a JSON content type in other case with 415 before reading the body or generations', async () => {
+    const uuid = randomUUID();
+    const headers = { 'content-type': 'application/JSON' };
+    const created = await placement().request('POST', '/resource_providers', { rawBody: JSON.stringify({ name: `ct-${uuid}`, uuid }), headers });
+    expect(created.status).toBe(415);
+    expect(created.body.errors[0].detail).toContain('The media type application/JSON is not supported, use application/json');
+    expect((await placement().get(`/resource_providers/${uuid}`)).status).toBe(404);
+    const claim = await placement().request('PUT', `/allocations/${uuid}`, { rawBody: '{"allocations": {}}', headers });
+    expect(claim.status).toBe(415);
+  });
+
+  it('answers a negative microversion with 406 and the supported range', async () => {
+    const answer = await placement().get('/resource_providers', { version: null, headers: { 'openstack-api-version': 'placement -1.0' } });
+    expect(answer.status).toBe(406);
+    expect(answer.body.errors[0]).toMatchObject({ max_version: '1.39', min_version: '1.0' });
+  });
+});
