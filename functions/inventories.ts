@@ -1,5 +1,5 @@
 /** Inventories of a resource provider: list, show, create one, replace all, update one, delete one, delete all. */
-import { badRequest, conflict, ErrorCode, HttpError, notFound } from '../shared/api/errors.js';
+import { badRequest, conflict, ErrorCode, HttpError, notFound, objectNotFound } from '../shared/api/errors.js';
 import { lambdaHandler } from '../shared/http/lambda.js';
 import type { Operations, Reply } from '../shared/http/types.js';
 import { logger } from '../shared/http/logger.js';
@@ -200,7 +200,8 @@ async function updateInventory(request: PlacementRequest): Promise<Reply> {
     provider,
     async (current) => {
       if (!(resourceClass in current.inventories)) {
-        if (!(await classExists(resourceClass))) throw notFound(noSuchClass(resourceClass));
+        // Upstream's class lookup raises a NotFound that escapes the handler (no vary header).
+        if (!(await classExists(resourceClass))) throw objectNotFound(noSuchClass(resourceClass));
         throw badRequest(`No inventory record with resource class for resource provider ${uuid}: No inventory of class ${resourceClass} found.`);
       }
       return { ...current.inventories, [resourceClass]: inventory };

@@ -71,7 +71,8 @@ async function listResourceProviders(request: PlacementRequest) {
 
   let candidates: Provider[];
   const uuid = query.get('uuid');
-  const name = query.get('name');
+  // Upstream filters by name only when it is not empty.
+  const name = query.get('name') || undefined;
   if (uuid !== undefined) {
     candidates = [...(await getProviders([uuid])).values()];
   } else if (name !== undefined) {

@@ -7,6 +7,7 @@ import { ROUTES, routeKey } from '../../shared/http/routes.js';
 import { checkLimited, compareNormalised, normaliseAnswer, withoutCandidates, type CompareOptions, type Side } from './compare.js';
 import { Random } from './random.js';
 import { resetService } from './reset.js';
+import { UPSTREAM_FAULTS } from './upstream-faults.js';
 import { Model, nextOperation, VERSIONS, type Both, type DiffRequest, type Profile, type Step } from './scenario.js';
 
 export interface RunOptions {
@@ -42,6 +43,8 @@ export interface RunReport {
   versions: Set<string>;
   hostile: number;
   ignoredTraits: string[];
+  /** Answers where upstream is plainly wrong and the target was checked against what is right instead, per fault. */
+  tolerated: Map<string, number>;
 }
 
 const ROUTE_PATTERNS = ROUTES.map((route) => ({
@@ -70,8 +73,15 @@ async function send(placement: PlacementClient, request: DiffRequest): Promise<A
   }
 }
 
-function lastSegment(answer: ApiResponse): string | undefined {
-  return answer.headers.get('location')?.split('/').pop();
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+
+/** The uuid a service generated for a request: its Location, or the one uuid of the answer the request did not contain. */
+function generatedUuid(answer: ApiResponse, request: DiffRequest): string | undefined {
+  const location = answer.headers.get('location');
+  if (location) return location.split('/').pop();
+  const sent = new Set(`${request.path} ${JSON.stringify(request.json ?? request.rawBody ?? '')}`.match(UUID) ?? []);
+  const fresh = new Set((answer.text.match(UUID) ?? []).filter((uuid) => !sent.has(uuid)));
+  return fresh.size === 1 ? [...fresh][0] : undefined;
 }
 
 /** The request as one line: method, path, version and body, enough to replay it. */
@@ -91,16 +101,22 @@ async function traitsOnlyTargetHas(reference: PlacementClient, target: Placement
   return new Set([...targetTraits].filter((name) => !name.startsWith('CUSTOM_') && !referenceTraits.has(name)));
 }
 
-function compareStep(step: Step, both: Both, sides: { reference: Side; target: Side }, options: CompareOptions): string[] {
+function compareStep(step: Step, both: Both, sides: { reference: Side; target: Side }, options: CompareOptions): { differences: string[]; fault?: string } {
   const reference = normaliseAnswer(both.reference, sides.reference, options);
   const target = normaliseAnswer(both.target, sides.target, options);
-  if (!step.limited) return compareNormalised(reference, target);
+  if (!step.limited) {
+    const differences = compareNormalised(reference, target);
+    const fault = differences.length > 0 ? UPSTREAM_FAULTS.find((known) => known.applies(step.request, reference)) : undefined;
+    return fault ? { differences: fault.compare(step.request, reference, target), fault: fault.name } : { differences };
+  }
   const { limit, unlimited, rootOf } = step.limited;
-  return [
-    ...compareNormalised(withoutCandidates(reference), withoutCandidates(target)),
-    ...checkLimited(reference, normaliseAnswer(unlimited.reference, sides.reference, options), limit, rootOf).map((line) => `reference: ${line}`),
-    ...checkLimited(target, normaliseAnswer(unlimited.target, sides.target, options), limit, rootOf).map((line) => `target: ${line}`),
-  ];
+  return {
+    differences: [
+      ...compareNormalised(withoutCandidates(reference), withoutCandidates(target)),
+      ...checkLimited(reference, normaliseAnswer(unlimited.reference, sides.reference, options), limit, rootOf).map((line) => `reference: ${line}`),
+      ...checkLimited(target, normaliseAnswer(unlimited.target, sides.target, options), limit, rootOf).map((line) => `target: ${line}`),
+    ],
+  };
 }
 
 export async function runDifftest(options: RunOptions): Promise<RunReport> {
@@ -124,6 +140,7 @@ export async function runDifftest(options: RunOptions): Promise<RunReport> {
     versions: new Set(),
     hostile: 0,
     ignoredTraits: [...ignoredTraits].sort(),
+    tolerated: new Map(),
   };
   let index = 0;
   while (index < options.ops) {
@@ -135,14 +152,15 @@ export async function runDifftest(options: RunOptions): Promise<RunReport> {
       const [referenceAnswer, targetAnswer] = await Promise.all([send(reference, step.request), send(target, step.request)]);
       const both = { reference: referenceAnswer, target: targetAnswer };
       if (step.generatesUuid) {
-        const [referenceUuid, targetUuid] = [lastSegment(referenceAnswer), lastSegment(targetAnswer)];
+        const [referenceUuid, targetUuid] = [generatedUuid(referenceAnswer, step.request), generatedUuid(targetAnswer, step.request)];
         if (referenceUuid && targetUuid) {
           const placeholder = `<generated-${sides.reference.aliases.size + 1}>`;
           sides.reference.aliases.set(referenceUuid, placeholder);
           sides.target.aliases.set(targetUuid, placeholder);
         }
       }
-      const differences = compareStep(step, both, sides, compareOptions);
+      const { differences, fault } = compareStep(step, both, sides, compareOptions);
+      if (fault && differences.length === 0) report.tolerated.set(fault, (report.tolerated.get(fault) ?? 0) + 1);
       const tally = report.byOperation.get(name) ?? { requests: 0, failed: 0 };
       tally.requests++;
       const route = routeOf(step.request);
@@ -155,7 +173,8 @@ export async function runDifftest(options: RunOptions): Promise<RunReport> {
         tally.failed++;
         const mismatch = { index, operation: name, request: step.request, differences };
         report.mismatches.push(mismatch);
-        options.onMismatch?.(`MISMATCH ${options.profile}#${index} [${name}] ${describe(step.request)} :: ${differences.join(' | ').slice(0, 1500)}`);
+        const allowing = fault ? ` (allowing for upstream's ${fault})` : '';
+        options.onMismatch?.(`MISMATCH ${options.profile}#${index} [${name}] ${describe(step.request)}${allowing} :: ${differences.join(' | ').slice(0, 1500)}`);
       }
       report.byOperation.set(name, tally);
       next = steps.next(both);

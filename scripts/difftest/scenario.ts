@@ -861,7 +861,7 @@ const WEIGHTS: Record<string, number> = {
   'delete allocations': 3,
   reshape: 2,
   'version document': 1,
-  hostile: 6,
+  hostile: 14,
 };
 
 /** Draws the next operation: building the cloud while it is small, then the mix above. */

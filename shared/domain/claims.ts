@@ -19,6 +19,7 @@
 import { checkAllocation } from './capacity.js';
 import { STANDARD_RESOURCE_CLASSES } from './standard-catalog.js';
 import { conflict, badRequest, ErrorCode, type HttpError } from '../api/errors.js';
+import { pythonSetOrder } from '../api/python-set.js';
 import type { Microversion } from '../api/microversion.js';
 import type { Consumer, ConsumerChange, Provider, ProviderUsageChange, Resources } from './model.js';
 
@@ -131,8 +132,20 @@ export function checkConsumerGeneration(existing: Consumer | undefined, expected
   if (existing.generation !== expected) throw generationConflict(String(existing.generation), expected);
 }
 
-const standardRank = new Map(STANDARD_RESOURCE_CLASSES.map((name, index) => [name, index]));
-const classRank = (name: string) => standardRank.get(name) ?? STANDARD_RESOURCE_CLASSES.length;
+const standardIds = new Map(STANDARD_RESOURCE_CLASSES.map((name, index) => [name, index]));
+
+/**
+ * The classes as upstream names them in "Unable to allocate inventory": their
+ * database ids gathered in a Python set. Standard classes have their catalog
+ * position as id; custom ones (10000 on) are numbered here in order of
+ * appearance, upstream's ids being unknown to this service.
+ */
+function upstreamClassOrder(classes: readonly string[]): string[] {
+  const customIds = new Map<string, number>();
+  const idOf = (name: string) => standardIds.get(name) ?? customIds.get(name) ?? customIds.set(name, 10000 + customIds.size).get(name)!;
+  const byId = new Map(classes.map((name) => [idOf(name), name]));
+  return pythonSetOrder(classes.map(idOf)).map((id) => byId.get(id)!);
+}
 
 const add = (target: Resources, resourceClass: string, amount: number) => {
   target[resourceClass] = (target[resourceClass] ?? 0) + amount;
@@ -202,8 +215,7 @@ export function planClaim(desired: DesiredConsumer[], state: ClaimState, now: st
       for (const [resourceClass, amount] of Object.entries(resources)) nestedAdd(released, provider, resourceClass, amount);
     }
   }
-  // Named in upstream's (database id) order: standard classes by catalog position, custom ones after.
-  const classes = [...new Set(lines.map((line) => line.resourceClass))].sort((a, b) => classRank(a) - classRank(b));
+  const classes = upstreamClassOrder(lines.map((line) => line.resourceClass));
   const providersWithoutInventory = [...new Set(lines.map((line) => line.provider))].filter(
     (uuid) => !classes.some((resourceClass) => state.providers.get(uuid)!.inventories[resourceClass] !== undefined),
   );

@@ -28,6 +28,14 @@ describe('answers as upstream where they once differed', () => {
     expect(listed.body.resource_providers.map((provider: { uuid: string }) => provider.uuid)).toEqual([root]);
   });
 
+  it('lists every provider for an empty name filter', async () => {
+    const uuid = randomUUID();
+    await placement().post('/resource_providers', { name: `empty-filter-${uuid}`, uuid });
+    const listed = await placement().get('/resource_providers?name=');
+    expect(listed.status).toBe(200);
+    expect(listed.body.resource_providers.map((provider: { uuid: string }) => provider.uuid)).toContain(uuid);
+  });
+
   it('sends no last-modified when updating a child never changed since its creation, and one afterwards', async () => {
     const [root, child] = [randomUUID(), randomUUID()];
     await placement().post('/resource_providers', { name: `lm-root-${root}`, uuid: root });
@@ -56,6 +64,15 @@ describe('answers as upstream where they once differed', () => {
     expect((await placement().get(`/resource_providers/${uuid}`)).status).toBe(404);
     const claim = await placement().request('PUT', `/allocations/${uuid}`, { rawBody: '{"allocations": {}}', headers });
     expect(claim.status).toBe(415);
+  });
+
+  it('answers PUT of one inventory of an unknown class with 404 and no vary header', async () => {
+    const uuid = randomUUID();
+    await placement().post('/resource_providers', { name: `unknown-class-${uuid}`, uuid });
+    const answer = await placement().put(`/resource_providers/${uuid}/inventories/CUSTOM_NOT_THERE`, { resource_provider_generation: 0, total: 4 });
+    expect(answer.status).toBe(404);
+    expect(answer.body.errors[0].detail).toContain('No such resource class CUSTOM_NOT_THERE.');
+    expect(answer.headers.has('vary')).toBe(false);
   });
 
   it('answers a negative microversion with 406 and the supported range', async () => {

@@ -92,7 +92,10 @@ describe('planClaim: capacity and inventory constraints', () => {
     expect(error.status).toBe(409);
     expect(error.message).toContain(`Inventory for 'DISK_GB' on resource provider '${RP1}' invalid.`);
     const several = errorOf(() => planClaim([want(C1, { [RP1]: { CUSTOM_X: 1, DISK_GB: 10, VCPU: 1 } })], state([provider(RP1, {})]), NOW));
-    expect(several.message).toBe(`Unable to allocate inventory: Inventory for 'VCPU, DISK_GB, CUSTOM_X' on resource provider '${RP1}' invalid.`);
+    // Ids 10000, 2, 0 in a CPython set iterate as 10000, 0, 2 (10000 lands in slot 0).
+    expect(several.message).toBe(`Unable to allocate inventory: Inventory for 'CUSTOM_X, VCPU, DISK_GB' on resource provider '${RP1}' invalid.`);
+    const reversed = errorOf(() => planClaim([want(C1, { [RP1]: { DISK_GB: 20, IPV4_ADDRESS: 1 } })], state([provider(RP1, {})]), NOW));
+    expect(reversed.message).toContain(`Inventory for 'IPV4_ADDRESS, DISK_GB' on`);
   });
 
   it('answers 400 for a provider that does not exist', () => {

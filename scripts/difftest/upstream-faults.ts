@@ -1,0 +1,109 @@
+/**
+ * Where upstream Placement 8.0 is plainly wrong and this service deliberately
+ * answers otherwise (README, "Compatibility notes"). Each fault is
+ * recognised narrowly, from the request and upstream's answer, and this
+ * service's answer is then checked against what is right instead of against
+ * upstream's: the run reports these as tolerated, never as passed unseen.
+ */
+import { canonical, compareNormalised, type Normalised } from './compare.js';
+import type { DiffRequest } from './scenario.js';
+
+export interface UpstreamFault {
+  name: string;
+  /** True when upstream's answer to this request shows the fault. */
+  applies(request: DiffRequest, reference: Normalised): boolean;
+  /** The differences left once the fault is allowed for (empty: the target is right). */
+  compare(request: DiffRequest, reference: Normalised, target: Normalised): string[];
+}
+
+type ErrorBody = { errors: { detail: string }[] };
+
+/**
+ * A duplicate inventory (POST .../inventories for a class the provider has)
+ * is a 409 whose detail is the text of the database's integrity error,
+ * SQL statement included: it depends on upstream's database driver, so only
+ * status, title and code are compared.
+ */
+const databaseErrorText: UpstreamFault = {
+  name: 'database error text in a 409',
+  applies: (_request, reference) =>
+    reference.status === 409 && /IntegrityError|\[SQL: /.test((reference.body as ErrorBody | undefined)?.errors?.[0]?.detail ?? ''),
+  compare: (_request, reference, target) => {
+    const withoutDetail = (answer: Normalised): Normalised => {
+      const body = answer.body as ErrorBody | undefined;
+      if (!body?.errors) return answer;
+      return { ...answer, body: { errors: body.errors.map(({ detail: _detail, ...rest }) => rest) } };
+    };
+    return compareNormalised(withoutDetail(reference), withoutDetail(target));
+  },
+};
+
+/** Resource class to the amounts the groups of a candidates query ask for. */
+function requestedAmounts(request: DiffRequest): Map<string, number[]> {
+  const amounts = new Map<string, number[]>();
+  const query = new URLSearchParams(request.path.split('?')[1] ?? '');
+  for (const [name, value] of query) {
+    if (!/^resources[0-9A-Za-z_-]*$/.test(name)) continue;
+    for (const item of value.split(',')) {
+      const [resourceClass, amount] = item.split(':');
+      amounts.set(resourceClass, [...(amounts.get(resourceClass) ?? []), Number(amount)]);
+    }
+  }
+  return amounts;
+}
+
+type Candidate = { allocations: Record<string, { resources: Record<string, number> }>; mappings?: unknown };
+
+/** A candidate with its amounts left out: which providers give which classes, and the mappings. */
+const shape = (candidate: Candidate) =>
+  canonical({
+    allocations: Object.fromEntries(Object.entries(candidate.allocations).map(([uuid, item]) => [uuid, Object.keys(item.resources).sort()])),
+    mappings: candidate.mappings,
+  });
+
+/**
+ * When several request groups ask for the same class and group_policy is
+ * not `none`, upstream merges their amounts into an object shared between
+ * candidates, so a candidate can ask for more than was requested (VCPU:6
+ * for `resources=VCPU:2&resources1=VCPU:2`), and its capacity check then
+ * runs on the inflated amount. nova claims the amounts it is given, so this
+ * service keeps them right. Allowed for: each of the target's candidates
+ * must ask for exactly the requested total of each class, every one of
+ * upstream's candidates must be among the target's (amounts aside), and the
+ * rest of the answer must be equal.
+ */
+const mergedGroupAmounts: UpstreamFault = {
+  name: 'amounts of groups merged into shared objects',
+  applies: (request, reference) => {
+    if (request.method !== 'GET' || !request.path.startsWith('/allocation_candidates?') || reference.status !== 200) return false;
+    if (/[?&]group_policy=none(&|$)/.test(request.path)) return false;
+    const amounts = requestedAmounts(request);
+    const repeated = [...amounts.values()].some((list) => list.length > 1);
+    if (!repeated) return false;
+    const totals = new Map([...amounts].map(([resourceClass, list]) => [resourceClass, list.reduce((a, b) => a + b, 0)]));
+    const candidates = ((reference.body as { allocation_requests?: Candidate[] }).allocation_requests ?? []) as Candidate[];
+    return candidates.some((candidate) => !asksForTotals(candidate, totals));
+  },
+  compare: (request, reference, target) => {
+    const amounts = requestedAmounts(request);
+    const totals = new Map([...amounts].map(([resourceClass, list]) => [resourceClass, list.reduce((a, b) => a + b, 0)]));
+    const ours = ((target.body as { allocation_requests?: Candidate[] }).allocation_requests ?? []) as Candidate[];
+    const theirs = ((reference.body as { allocation_requests?: Candidate[] }).allocation_requests ?? []) as Candidate[];
+    const problems: string[] = [];
+    for (const candidate of ours) if (!asksForTotals(candidate, totals)) problems.push(`target candidate does not ask for the requested amounts: ${canonical(candidate)}`);
+    const ourShapes = new Set(ours.map(shape));
+    for (const candidate of theirs) if (!ourShapes.has(shape(candidate))) problems.push(`only reference has a candidate shaped ${shape(candidate)}`);
+    const rest = (answer: Normalised): Normalised => ({ ...answer, body: { ...(answer.body as object), allocation_requests: undefined } });
+    return [...problems, ...compareNormalised(rest(reference), rest(target))];
+  },
+};
+
+function asksForTotals(candidate: Candidate, totals: ReadonlyMap<string, number>): boolean {
+  const asked = new Map<string, number>();
+  for (const item of Object.values(candidate.allocations)) {
+    for (const [resourceClass, amount] of Object.entries(item.resources)) asked.set(resourceClass, (asked.get(resourceClass) ?? 0) + amount);
+  }
+  return asked.size === totals.size && [...totals].every(([resourceClass, total]) => asked.get(resourceClass) === total);
+}
+
+export const UPSTREAM_FAULTS: readonly UpstreamFault[] = [databaseErrorText, mergedGroupAmounts];
