@@ -11,7 +11,7 @@ import { ROUTES } from '../../shared/http/routes.js';
 import { runDifftest, type RunReport } from './run.js';
 import { PROFILES, VERSIONS, type Profile } from './scenario.js';
 
-const USAGE = 'usage: npm run difftest -- --reference URL --target URL [--seed N] [--ops N] [--profile flat|nested|sharing|mixed|all, comma-separated]';
+const USAGE = 'usage: npm run difftest -- --reference URL --target URL [--seed N] [--ops N] [--profile flat|nested|sharing|mixed|all, comma-separated] [--verbose]';
 
 function parse() {
   const { values } = parseArgs({
@@ -21,6 +21,7 @@ function parse() {
       seed: { type: 'string', default: '1' },
       ops: { type: 'string', default: '1000' },
       profile: { type: 'string', default: 'mixed' },
+      verbose: { type: 'boolean', default: false },
     },
   });
   const seed = Number(values.seed);
@@ -30,7 +31,7 @@ function parse() {
     console.error(USAGE);
     process.exit(2);
   }
-  return { reference: values.reference, target: values.target, seed, ops, profiles };
+  return { reference: values.reference, target: values.target, seed, ops, profiles, verbose: values.verbose };
 }
 
 function table(report: RunReport): string {
@@ -47,7 +48,12 @@ const routes = new Set<string>();
 const versions = new Set<string>();
 for (const profile of options.profiles) {
   const started = performance.now();
-  const report = await runDifftest({ ...options, profile, onMismatch: (line) => console.log(line) });
+  const report = await runDifftest({
+    ...options,
+    profile,
+    onMismatch: (line) => console.log(line),
+    onStep: options.verbose ? (line) => console.log(line) : undefined,
+  });
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   console.log(`\nprofile ${profile}, seed ${options.seed}: ${report.passed} passed, ${report.failed} failed in ${seconds} s; ${report.hostile} malformed or hostile requests (${((100 * report.hostile) / (report.passed + report.failed)).toFixed(1)}%)`);
   for (const [fault, count] of report.tolerated) console.log(`tolerated ${count}: upstream's ${fault} (README, compatibility notes); the target checked against the right answer`);

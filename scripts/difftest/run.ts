@@ -7,7 +7,7 @@ import { ROUTES, routeKey } from '../../shared/http/routes.js';
 import { checkLimited, compareNormalised, normaliseAnswer, withoutCandidates, type CompareOptions, type Side } from './compare.js';
 import { Random } from './random.js';
 import { resetService } from './reset.js';
-import { UPSTREAM_FAULTS } from './upstream-faults.js';
+import { consumersLeftBehind, removeLeftBehindConsumer, UPSTREAM_FAULTS } from './upstream-faults.js';
 import { Model, nextOperation, VERSIONS, type Both, type DiffRequest, type Profile, type Step } from './scenario.js';
 
 export interface RunOptions {
@@ -18,6 +18,8 @@ export interface RunOptions {
   profile: Profile;
   /** Called with each mismatch line as it is found. */
   onMismatch?: (line: string) => void;
+  /** Called with every request and both statuses (`--verbose`). */
+  onStep?: (line: string) => void;
 }
 
 export interface Mismatch {
@@ -159,6 +161,10 @@ export async function runDifftest(options: RunOptions): Promise<RunReport> {
           sides.target.aliases.set(targetUuid, placeholder);
         }
       }
+      if (referenceAnswer.status >= 400 && step.request.json !== undefined) {
+        for (const consumer of consumersLeftBehind(step.request)) await send(reference, removeLeftBehindConsumer(consumer));
+      }
+      options.onStep?.(`${options.profile}#${index} [${name}] ${describe(step.request)} -> ${referenceAnswer.status} / ${targetAnswer.status}`);
       const { differences, fault } = compareStep(step, both, sides, compareOptions);
       if (fault && differences.length === 0) report.tolerated.set(fault, (report.tolerated.get(fault) ?? 0) + 1);
       const tally = report.byOperation.get(name) ?? { requests: 0, failed: 0 };

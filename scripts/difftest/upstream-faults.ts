@@ -107,3 +107,29 @@ function asksForTotals(candidate: Candidate, totals: ReadonlyMap<string, number>
 }
 
 export const UPSTREAM_FAULTS: readonly UpstreamFault[] = [databaseErrorText, mergedGroupAmounts];
+
+/**
+ * Upstream creates a claim's new consumers before checking the rest of the
+ * request, and a claim refused afterwards (a provider or class that does not
+ * exist) leaves them behind with generation 0 and no allocations; the next
+ * claim for the same uuid with `consumer_generation: null` is then a 409.
+ * This service writes nothing for a refused request. No API lists or deletes
+ * such consumers, and seeded runs reuse their uuids, so after each refused
+ * claim the run removes them from upstream at once: a claim of nothing at
+ * generation 0, which only a left-behind consumer accepts (one holding
+ * allocations is at generation 1 or more).
+ */
+export function consumersLeftBehind(request: DiffRequest): string[] {
+  const body = (request.json ?? {}) as Record<string, unknown>;
+  if (request.method === 'PUT' && request.path.startsWith('/allocations/')) return [request.path.split('/')[2]];
+  if (request.method === 'POST' && request.path === '/allocations') return Object.keys(body);
+  if (request.method === 'POST' && request.path === '/reshaper') return Object.keys((body.allocations ?? {}) as object);
+  return [];
+}
+
+export const removeLeftBehindConsumer = (consumer: string): DiffRequest => ({
+  method: 'PUT',
+  path: `/allocations/${consumer}`,
+  version: '1.28',
+  json: { allocations: {}, project_id: 'difftest', user_id: 'difftest', consumer_generation: 0 },
+});

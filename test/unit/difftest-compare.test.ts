@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import { checkLimited, compareNormalised, normaliseAnswer, type Answer, type Side } from '../../scripts/difftest/compare.js';
+import { UPSTREAM_FAULTS } from '../../scripts/difftest/upstream-faults.js';
+import type { DiffRequest } from '../../scripts/difftest/scenario.js';
+
+const RP1 = '11111111-1111-4111-8111-111111111111';
+const RP2 = '22222222-2222-4222-8222-222222222222';
+const RP3 = '33333333-3333-4333-8333-333333333333';
+
+function answer(status: number, body: unknown, headers: Record<string, string> = {}): Answer {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  return { status, text, headers: new Headers({ 'content-type': typeof body === 'string' ? 'text/plain' : 'application/json', ...headers }) };
+}
+
+const side = (baseUrl: string, aliases: [string, string][] = []): Side => ({ baseUrl, aliases: new Map(aliases) });
+const reference = side('http://127.0.0.1:1');
+const target = side('http://127.0.0.1:2');
+
+function differences(a: Answer, b: Answer, ignoredTraits?: Set<string>): string[] {
+  return compareNormalised(normaliseAnswer(a, reference, { ignoredTraits }), normaliseAnswer(b, target, { ignoredTraits }));
+}
+
+describe('the differential tester ignores what the API does not promise', () => {
+  it('request ids, dates, its own base URL, transport headers, header case', () => {
+    const a = answer(201, { errors: [{ request_id: 'req-0b9e5c9a-5d43-4d43-9d7a-111111111111' }] }, {
+      'x-openstack-request-id': 'req-0b9e5c9a-5d43-4d43-9d7a-111111111111',
+      'last-modified': 'Mon, 23 Nov 2026 18:00:00 GMT',
+      location: `http://127.0.0.1:1/resource_providers/${RP1}`,
+      date: 'Mon, 23 Nov 2026 18:00:00 GMT',
+      'content-length': '10',
+    });
+    const b = answer(201, { errors: [{ request_id: 'req-aaaaaaaa-5d43-4d43-9d7a-222222222222' }] }, {
+      'X-OpenStack-Request-Id': 'req-aaaaaaaa-5d43-4d43-9d7a-222222222222',
+      'Last-Modified': 'Tue, 24 Nov 2026 01:02:03 GMT',
+      Location: `http://127.0.0.1:2/resource_providers/${RP1}`,
+      connection: 'keep-alive',
+    });
+    expect(differences(a, b)).toEqual([]);
+  });
+
+  it('the order of lists and object keys, and the layout of the JSON', () => {
+    const a = answer(200, { resource_providers: [{ uuid: RP1, links: [{ rel: 'self' }, { rel: 'traits' }] }, { uuid: RP2, links: [] }] });
+    const b: Answer = { ...answer(200, {}), text: JSON.stringify({ resource_providers: [{ links: [], uuid: RP2 }, { links: [{ rel: 'traits' }, { rel: 'self' }], uuid: RP1 }] }, null, 2) };
+    expect(differences(a, b)).toEqual([]);
+  });
+
+  it('uuids each service generated itself, through their shared placeholder', () => {
+    const ours = side('http://127.0.0.1:1', [[RP1, '<generated-1>']]);
+    const theirs = side('http://127.0.0.1:2', [[RP2, '<generated-1>']]);
+    const a = normaliseAnswer(answer(200, { uuid: RP1, links: [{ href: `/resource_providers/${RP1}` }] }), ours);
+    const b = normaliseAnswer(answer(200, { uuid: RP2, links: [{ href: `/resource_providers/${RP2}` }] }), theirs);
+    expect(compareNormalised(a, b)).toEqual([]);
+  });
+
+  it('standard traits only the newer catalog has', () => {
+    expect(differences(answer(200, { traits: ['HW_CPU_X86_AVX2'] }), answer(200, { traits: ['HW_CPU_X86_AVX2', 'HW_NEWER'] }), new Set(['HW_NEWER']))).toEqual([]);
+  });
+});
+
+describe('the differential tester reports every real difference', () => {
+  it('a status, a header value, a missing header, one field, one list item', () => {
+    expect(differences(answer(200, {}), answer(201, {}))).toEqual(['status: reference 200, target 201']);
+    expect(differences(answer(200, {}, { vary: 'openstack-api-version' }), answer(200, {}))).toEqual(['headers.vary: reference "openstack-api-version", target (absent)']);
+    expect(differences(answer(200, {}, { 'cache-control': 'no-cache' }), answer(200, {}, { 'cache-control': 'no-store' }))).toHaveLength(1);
+    expect(differences(answer(200, { generation: 1, name: 'a' }), answer(200, { generation: 2, name: 'a' }))).toEqual(['body.generation: reference 1, target 2']);
+    expect(differences(answer(200, { traits: ['A', 'B', 'C'] }), answer(200, { traits: ['A', 'C'] }))).toEqual(['body.traits[]: only reference has "B"']);
+  });
+
+  it('a date that is not a date, a request id that is not one, the text of an error', () => {
+    expect(differences(answer(200, {}, { 'last-modified': 'Mon, 23 Nov 2026 18:00:00 GMT' }), answer(200, {}, { 'last-modified': 'yesterday' }))).toHaveLength(1);
+    expect(differences(answer(200, {}, { 'x-openstack-request-id': 'req-0b9e5c9a-5d43-4d43-9d7a-111111111111' }), answer(200, {}, { 'x-openstack-request-id': '42' }))).toHaveLength(1);
+    expect(differences(answer(406, 'Only application/json is provided'), answer(406, 'Only JSON is provided'))).toHaveLength(1);
+  });
+
+  it('a duplicate in a list (lists compare as multisets)', () => {
+    expect(differences(answer(200, { aggregates: [RP1] }), answer(200, { aggregates: [RP1, RP1] }))).toEqual([`body.aggregates[]: only target has "${RP1}"`]);
+  });
+});
+
+describe('limited candidates are checked against the unlimited answer', () => {
+  const candidate = (uuid: string) => ({ allocations: { [uuid]: { resources: { VCPU: 1 } } } });
+  const summary = { resources: { VCPU: { capacity: 4, used: 0 } } };
+  const normalised = (body: unknown) => normaliseAnswer(answer(200, body), reference);
+  const all = normalised({ allocation_requests: [candidate(RP1), candidate(RP3)], provider_summaries: { [RP1]: summary, [RP2]: summary, [RP3]: summary } });
+  // RP2 is a child of RP1: its summary stays with RP1's candidate.
+  const roots = new Map([[RP1, RP1], [RP2, RP1], [RP3, RP3]]);
+
+  it('accepts any valid subset with the summaries of its trees', () => {
+    expect(checkLimited(normalised({ allocation_requests: [candidate(RP3)], provider_summaries: { [RP3]: summary } }), all, 1, roots)).toEqual([]);
+    expect(checkLimited(normalised({ allocation_requests: [candidate(RP1)], provider_summaries: { [RP1]: summary, [RP2]: summary } }), all, 1, roots)).toEqual([]);
+  });
+
+  it('reports a candidate the unlimited answer does not have, a wrong count, wrong summaries', () => {
+    expect(checkLimited(normalised({ allocation_requests: [candidate(RP2)], provider_summaries: {} }), all, 1, roots).join(' ')).toContain('candidate not in the unlimited answer');
+    expect(checkLimited(normalised({ allocation_requests: [candidate(RP1), candidate(RP3)], provider_summaries: {} }), all, 1, roots).join(' ')).toContain('2 candidates, expected 1');
+    expect(checkLimited(normalised({ allocation_requests: [candidate(RP3)], provider_summaries: { [RP3]: summary, [RP1]: summary } }), all, 1, roots)).toEqual([
+      `provider_summaries.${RP1}: reference (absent), target ${JSON.stringify(summary)}`,
+    ]);
+  });
+});
+
+describe("upstream's faults are allowed for narrowly", () => {
+  const request = (path: string): DiffRequest => ({ method: 'GET', path, version: '1.39' });
+  const tolerate = (req: DiffRequest, a: Answer, b: Answer) => {
+    const [ref, tgt] = [normaliseAnswer(a, reference), normaliseAnswer(b, target)];
+    const fault = UPSTREAM_FAULTS.find((known) => known.applies(req, ref));
+    return fault ? fault.compare(req, ref, tgt) : compareNormalised(ref, tgt);
+  };
+  const conflict = (detail: string) => ({ errors: [{ status: 409, title: 'Conflict', detail, code: 'placement.undefined_code' }] });
+
+  it('the text of a database error, but not the status or code around it', () => {
+    const sql = conflict('Update conflict: (sqlite3.IntegrityError) UNIQUE constraint failed [SQL: INSERT INTO inventories …]');
+    const post = { method: 'POST', path: `/resource_providers/${RP1}/inventories`, version: '1.39' } as DiffRequest;
+    expect(tolerate(post, answer(409, sql), answer(409, conflict("Update conflict: Inventory for 'VCPU' already exists.")))).toEqual([]);
+    expect(tolerate(post, answer(409, sql), answer(400, conflict('other')))).not.toEqual([]);
+    expect(tolerate(post, answer(409, conflict('a')), answer(409, conflict('b')))).toHaveLength(1);
+  });
+
+  it('inflated amounts of merged groups: the target must ask for exactly what was requested', () => {
+    const path = '/allocation_candidates?resources=VCPU:2&resources1=VCPU:2';
+    const upstream = { allocation_requests: [{ allocations: { [RP1]: { resources: { VCPU: 6 } } }, mappings: { '': [RP1], '1': [RP1] } }], provider_summaries: {} };
+    const right = { allocation_requests: [{ allocations: { [RP1]: { resources: { VCPU: 4 } } }, mappings: { '': [RP1], '1': [RP1] } }], provider_summaries: {} };
+    const wrong = { allocation_requests: [{ allocations: { [RP1]: { resources: { VCPU: 5 } } }, mappings: { '': [RP1], '1': [RP1] } }], provider_summaries: {} };
+    const missing = { allocation_requests: [], provider_summaries: {} };
+    expect(tolerate(request(path), answer(200, upstream), answer(200, right))).toEqual([]);
+    expect(tolerate(request(path), answer(200, upstream), answer(200, wrong))).toHaveLength(1);
+    expect(tolerate(request(path), answer(200, upstream), answer(200, missing)).join(' ')).toContain('only reference has a candidate');
+    // Not the fault: the same amounts requested once each, or group_policy=none (upstream copies then).
+    expect(tolerate(request('/allocation_candidates?resources=VCPU:4'), answer(200, upstream), answer(200, right))).toHaveLength(1);
+    expect(tolerate(request(`${path}&group_policy=none`), answer(200, upstream), answer(200, right))).toHaveLength(1);
+  });
+});
