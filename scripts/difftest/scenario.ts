@@ -780,7 +780,8 @@ function* hostile(context: Context): Operation {
         { method: 'PUT', path: `/allocations/${random.uuid()}`, version: '1.28', json: { allocations: { [uuid]: { resources: { VCPU: number } } }, project_id: 'p', user_id: 'u', consumer_generation: null } },
         { method: 'PUT', path: `/resource_providers/${uuid}/traits`, version: '1.6', json: { traits: [], resource_provider_generation: number } },
         { method: 'GET', path: `/allocation_candidates?resources=VCPU:${String(number)}`, version: '1.39' },
-        { method: 'GET', path: `/allocation_candidates?resources=VCPU:1&limit=${String(number)}`, version: '1.39' },
+        // Only limits that are refused or cut nothing: a cut is checked by the allocation candidates operation, against the unlimited answer.
+        { method: 'GET', path: `/allocation_candidates?resources=VCPU:1&limit=${typeof number === 'number' && Number.isInteger(number) && number > 0 && number < 1000 ? 1000 : String(number)}`, version: '1.39' },
       ];
       yield { request: random.pick(requests) };
       return;

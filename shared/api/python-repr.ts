@@ -28,7 +28,8 @@ function reprString(s: string): string {
 
 /** Integral values print as Python ints (JSON.parse cannot tell 1 from 1.0), others as Python floats. */
 function reprNumber(n: number): string {
-  if (Number.isInteger(n) && Math.abs(n) < 1e16) return String(n);
+  // Clients write integers as digits (JSON.stringify does below 1e21), which Python reads as ints.
+  if (Number.isInteger(n) && Math.abs(n) < 1e21) return String(n);
   const [mantissa, exp] = n.toExponential().split('e') as [string, string];
   const e = Number(exp);
   return e < -4 || e >= 16 ? `${mantissa}e${e < 0 ? '-' : '+'}${String(Math.abs(e)).padStart(2, '0')}` : String(n);
