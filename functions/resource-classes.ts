@@ -11,6 +11,7 @@ import { latestChange, orderResourceClasses } from '../shared/domain/catalog-nam
 import { isStandardResourceClass } from '../shared/domain/standard-catalog.js';
 import * as schemas from '../shared/schemas/resource-class.js';
 import { resourceClasses, type CatalogEntry } from '../shared/storage/catalog.js';
+import { parsePythonJson } from '../shared/api/python-json.js';
 
 interface NameBody {
   name: string;
@@ -90,7 +91,7 @@ async function ensureClass(request: PlacementRequest): Promise<Reply> {
   const name = request.param('name');
   let document: unknown;
   try {
-    document = JSON.parse(`{"name": "${name}"}`);
+    document = parsePythonJson(`{"name": "${name}"}`);
   } catch (error) {
     throw badRequest(`Malformed JSON: ${(error as Error).message}`);
   }

@@ -10,6 +10,7 @@ import { QueryString } from '../api/query-string.js';
 import { matchRoute, type RouteMatch } from './router.js';
 import { validateBody, type JsonSchema } from './validation.js';
 import type { Identity } from '../domain/policy.js';
+import { parsePythonJson } from '../api/python-json.js';
 
 export class PlacementRequest {
   readonly method: string;
@@ -61,7 +62,7 @@ export class PlacementRequest {
   json<T>(schema: JsonSchema): T {
     let body: unknown;
     try {
-      body = JSON.parse(this.rawBody ?? '');
+      body = parsePythonJson(this.rawBody ?? '');
     } catch (error) {
       throw badRequest(`Malformed JSON: ${(error as Error).message}`);
     }
