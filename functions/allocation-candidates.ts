@@ -15,7 +15,7 @@ import { parseCandidateRequest, type CandidateRequest } from '../shared/domain/c
 import type { SearchProvider } from '../shared/domain/model.js';
 import * as schemas from '../shared/schemas/allocation-candidate.js';
 import { config } from '../shared/config.js';
-import { searchCandidates } from '../shared/search/candidate-search.js';
+import { searchCandidates, someProviderInEvery } from '../shared/search/candidate-search.js';
 import { resourceClasses, traits } from '../shared/storage/catalog.js';
 
 /** Leaves room for headers under Lambda's 6 MB response limit. */
@@ -37,22 +37,37 @@ function querySchema(request: PlacementRequest): JsonSchema {
   return versions.find(([since]) => request.isAtLeast(since))?.[1] ?? schemas.LIST_ALLOCATION_CANDIDATES_QUERY_1_10;
 }
 
-/** Unknown names are 400s, reported in upstream's order: root_required, then each group's classes and traits. */
-async function checkNamesExist(request: CandidateRequest): Promise<void> {
+/**
+ * Unknown names are 400s, but upstream looks them up group by group as it
+ * searches (root_required first) and stops at the first group nothing
+ * satisfies: an unknown name in a later group then gives an empty answer,
+ * not an error. Within a group: an unknown class (400), a member_of no
+ * provider matches (empty), an unknown trait (400). Returns true when the
+ * answer is empty.
+ */
+async function emptyBeforeUnknownName(request: CandidateRequest): Promise<boolean> {
   const groupTraits = (group: CandidateRequest['groups'][number]) => [...group.required.flat(), ...group.forbidden];
   const [missingClasses, missingTraits] = await Promise.all([
     resourceClasses.missing(request.groups.flatMap((group) => Object.keys(group.resources))),
     traits.missing([...request.rootRequired, ...request.rootForbidden, ...request.groups.flatMap(groupTraits)]),
   ]);
+  if (missingClasses.length === 0 && missingTraits.length === 0) return false;
   const unknownTrait = (names: string[]) => names.find((name) => missingTraits.includes(name));
   const rootTrait = unknownTrait([...request.rootRequired, ...request.rootForbidden]);
   if (rootTrait) throw badRequest(`No such trait(s): ${rootTrait}.`);
   for (const group of request.groups) {
     const resourceClass = Object.keys(group.resources).find((name) => missingClasses.includes(name));
-    if (resourceClass) throw badRequest(`Invalid resource class in resources parameter: No such resource class ${resourceClass}.`);
     const trait = unknownTrait(groupTraits(group));
-    if (trait) throw badRequest(`No such trait(s): ${trait}.`);
+    if (resourceClass === undefined && trait === undefined) {
+      const alone = { ...request, groups: [group], groupPolicy: undefined, sameSubtrees: [], limit: 1 };
+      if ((await searchCandidates(alone, { maxCandidates: 1, maxSteps: SEARCH_STEPS })).candidates.length === 0) return true;
+      continue;
+    }
+    if (resourceClass) throw badRequest(`Invalid resource class in resources parameter: No such resource class ${resourceClass}.`);
+    if (group.memberOf.length > 0 && !(await someProviderInEvery(group.memberOf))) return true;
+    throw badRequest(`No such trait(s): ${trait}.`);
   }
+  return false;
 }
 
 function allocationRequestBody(request: PlacementRequest, candidate: AllocationRequest) {
@@ -141,8 +156,10 @@ function entriesWithin(entries: CandidateEntry[], bytes: number): CandidateEntry
 async function listAllocationCandidates(request: PlacementRequest): Promise<Reply> {
   validateQuery(querySchema(request), request.query.toRecord());
   const parsed = parseCandidateRequest(request.query, request.version);
-  await checkNamesExist(parsed);
-  const result = await searchCandidates(parsed, { maxCandidates: config.maxAllocationCandidates, maxSteps: SEARCH_STEPS });
+  const empty = await emptyBeforeUnknownName(parsed);
+  const result = empty
+    ? { candidates: [], providers: new Map<string, SearchProvider>(), itemsRead: 0, truncated: false }
+    : await searchCandidates(parsed, { maxCandidates: config.maxAllocationCandidates, maxSteps: SEARCH_STEPS });
   logger.info('allocation candidate search', { candidates: result.candidates.length, itemsRead: result.itemsRead, truncated: result.truncated });
   return { status: 200, json: responseBody(request, parsed, result.candidates, result.providers), lastModified: new Date() };
 }

@@ -200,3 +200,15 @@ async function usedTrees(
   }
   return providers;
 }
+
+/** Whether some provider is a member of an aggregate of every any-of list (one group's member_of, as upstream checks it). */
+export async function someProviderInEvery(memberOf: string[][]): Promise<boolean> {
+  const counter = new ReadCounter();
+  let common: Set<string> | undefined;
+  for (const list of memberOf) {
+    const members = new Set(await listAggregateMembers(list, counter));
+    common = common === undefined ? members : new Set([...common].filter((uuid) => members.has(uuid)));
+    if (common.size === 0) return false;
+  }
+  return true;
+}
