@@ -64,6 +64,8 @@ export class Model {
   readonly providers = new Map<string, ProviderModel>();
   readonly consumers = new Map<string, ConsumerModel>();
   readonly customClasses = new Set<string>();
+  /** Classes any inventory request named: renaming one that is in use is a known limit here (README). */
+  readonly stockedClasses = new Set<string>();
   readonly customTraits = new Set<string>();
   readonly aggregates: string[];
   readonly projects: string[];
@@ -302,6 +304,7 @@ function* setInventories(context: Context, uuid: string, role: ProviderRole): Op
   const version = versionFor(context, '1.0', '1.26');
   const current = yield { request: { method: 'GET', path: `/resource_providers/${uuid}/inventories`, version } };
   const classes = random.chance(0.1) ? [...classesFor(role), customClass(context)] : classesFor(role);
+  for (const resourceClass of classes) context.model.stockedClasses.add(resourceClass);
   const inventories = Object.fromEntries(classes.map((resourceClass) => [resourceClass, inventoryRecord(context, resourceClass, version)]));
   yield {
     request: { method: 'PUT', path: `/resource_providers/${uuid}/inventories`, version, json: { resource_provider_generation: maybeStale(context, generationOf(current.reference)), inventories } },
@@ -314,6 +317,7 @@ function* changeInventory(context: Context): Operation {
   if (!uuid) return yield* buildCloud(context);
   const role = model.providers.get(uuid)?.role ?? 'other';
   const resourceClass = random.chance(0.85) ? random.pick(classesFor(role)) : random.chance(0.5) ? customClass(context) : 'VCPU';
+  model.stockedClasses.add(resourceClass);
   const version = versionFor(context, '1.0', '1.26');
   const base = `/resource_providers/${uuid}/inventories`;
   const action = random.weighted({ replaceAll: 3, showOne: 2, updateOne: 3, shrinkBelowUsage: 2, createOne: 1, deleteOne: 1, deleteAll: 1 });
@@ -433,11 +437,14 @@ function* resourceClassCatalog(context: Context): Operation {
   if (action === 'put') {
     // 1.7 and later: create if missing (nova's way); before: rename.
     const version = versionFor(context, '1.2', '1.7');
-    const json = minor(version) < 7 ? { name: `${name}_RENAMED` } : undefined;
-    const answer = yield { request: { method: 'PUT', path: `/resource_classes/${name}`, version, json } };
+    const renaming = minor(version) < 7;
+    // This service cannot rename a class in use (README, "Known limits"): rename only classes never stocked.
+    const renamed = renaming && model.stockedClasses.has(name) ? 'CUSTOM_NEVER_STOCKED' : name;
+    const json = renaming ? { name: `${renamed}_RENAMED` } : undefined;
+    const answer = yield { request: { method: 'PUT', path: `/resource_classes/${renamed}`, version, json } };
     if (ok(answer.reference)) {
-      if (json) model.customClasses.delete(name);
-      model.customClasses.add(json ? json.name : name);
+      if (json) model.customClasses.delete(renamed);
+      model.customClasses.add(json ? json.name : renamed);
     }
     return;
   }

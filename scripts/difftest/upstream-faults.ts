@@ -117,7 +117,9 @@ export const UPSTREAM_FAULTS: readonly UpstreamFault[] = [databaseErrorText, mer
  * such consumers, and seeded runs reuse their uuids, so after each refused
  * claim the run removes them from upstream at once: a claim of nothing at
  * generation 0, which only a left-behind consumer accepts (one holding
- * allocations is at generation 1 or more).
+ * allocations is at generation 1 or more). Both services also keep a new
+ * consumer whose claim asks for nothing (an empty entry of POST /allocations);
+ * the run removes those from both at its end.
  */
 export function consumersLeftBehind(request: DiffRequest): string[] {
   const body = (request.json ?? {}) as Record<string, unknown>;
