@@ -54,7 +54,8 @@ async function setAggregates(request: PlacementRequest): Promise<Reply> {
   const aggregates = request.json<string[]>(schemas.PUT_AGGREGATES_1_1);
   // Same generation: the write only has to land on the state it was read at, so re-read on a race.
   await withRetries(UNVERSIONED_RETRIES, async () => {
-    const after: Provider = { ...provider, aggregates, updatedAt: now() };
+    // Upstream keeps aggregates in a table of their own: the provider's update time stays.
+    const after: Provider = { ...provider, aggregates };
     try {
       await commit(providerChangeWrites(provider, after));
     } catch (error) {

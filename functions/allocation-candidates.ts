@@ -15,7 +15,7 @@ import { parseCandidateRequest, type CandidateRequest } from '../shared/domain/c
 import type { SearchProvider } from '../shared/domain/model.js';
 import * as schemas from '../shared/schemas/allocation-candidate.js';
 import { config } from '../shared/config.js';
-import { searchCandidates, someProviderInEvery } from '../shared/search/candidate-search.js';
+import { searchCandidates, someProviderInEvery, type SearchResult } from '../shared/search/candidate-search.js';
 import { resourceClasses, traits } from '../shared/storage/catalog.js';
 
 /** Leaves room for headers under Lambda's 6 MB response limit. */
@@ -112,7 +112,7 @@ interface CandidateEntry {
  * before 1.29 the summaries cover only the providers a candidate uses, from
  * 1.29 their whole trees.
  */
-function responseBody(request: PlacementRequest, parsed: CandidateRequest, candidates: AllocationRequest[], providers: Map<string, SearchProvider>) {
+function responseBody(request: PlacementRequest, parsed: CandidateRequest, { candidates, providers, usedInAnchorTrees }: Pick<SearchResult, 'candidates' | 'providers' | 'usedInAnchorTrees'>) {
   const requestedClasses = new Set(parsed.groups.flatMap((group) => Object.keys(group.resources)));
   const trees = new Map<string, SearchProvider[]>();
   for (const provider of providers.values()) {
@@ -123,9 +123,14 @@ function responseBody(request: PlacementRequest, parsed: CandidateRequest, candi
   const summarizedAlready = new Set<string>();
   const entries: CandidateEntry[] = candidates.map((candidate) => {
     const used = [...new Set(candidate.resources.map((resource) => resource.provider))];
+    const roots = [...new Set(used.map((uuid) => providers.get(uuid)!.rootUuid))];
+    // From 1.29 whole trees; before, the providers candidates use (with limit, upstream keeps those of
+    // every candidate in the returned ones' trees, returned or not).
     const summarized = parsed.nestedAware
-      ? [...new Set(used.map((uuid) => providers.get(uuid)!.rootUuid))].flatMap((root) => trees.get(root)!)
-      : used.map((uuid) => providers.get(uuid)!);
+      ? roots.flatMap((root) => trees.get(root)!)
+      : [...used, ...roots.flatMap((root) => trees.get(root)!.map((provider) => provider.uuid).filter((uuid) => usedInAnchorTrees?.has(uuid)))]
+          .filter((uuid, index, all) => all.indexOf(uuid) === index)
+          .map((uuid) => providers.get(uuid)!);
     const added = summarized.filter((provider) => !summarizedAlready.has(provider.uuid));
     for (const provider of added) summarizedAlready.add(provider.uuid);
     const summaries = added.map((provider): [string, unknown] => [provider.uuid, providerSummary(request, provider, requestedClasses)]);
@@ -161,7 +166,7 @@ async function listAllocationCandidates(request: PlacementRequest): Promise<Repl
     ? { candidates: [], providers: new Map<string, SearchProvider>(), itemsRead: 0, truncated: false }
     : await searchCandidates(parsed, { maxCandidates: config.maxAllocationCandidates, maxSteps: SEARCH_STEPS });
   logger.info('allocation candidate search', { candidates: result.candidates.length, itemsRead: result.itemsRead, truncated: result.truncated });
-  return { status: 200, json: responseBody(request, parsed, result.candidates, result.providers), lastModified: new Date() };
+  return { status: 200, json: responseBody(request, parsed, result), lastModified: new Date() };
 }
 
 export const operations: Operations = {

@@ -106,7 +106,19 @@ function asksForTotals(candidate: Candidate, totals: ReadonlyMap<string, number>
   return asked.size === totals.size && [...totals].every(([resourceClass, total]) => asked.get(resourceClass) === total);
 }
 
-export const UPSTREAM_FAULTS: readonly UpstreamFault[] = [databaseErrorText, mergedGroupAmounts];
+/**
+ * An integer past SQLite's 64 bits in a query (`resources=VCPU:100000000000000000000`)
+ * is a 500 upstream; here no provider has that much, so the answer is an
+ * empty list. Allowed for: the target must answer without a server error.
+ */
+const integerTooLargeForDatabase: UpstreamFault = {
+  name: '500 for an integer its database cannot store',
+  applies: (_request, reference) =>
+    reference.status === 500 && /too large to convert to SQLite INTEGER/.test((reference.body as ErrorBody | undefined)?.errors?.[0]?.detail ?? ''),
+  compare: (_request, _reference, target) => (target.status < 500 ? [] : [`target answered ${target.status}`]),
+};
+
+export const UPSTREAM_FAULTS: readonly UpstreamFault[] = [databaseErrorText, mergedGroupAmounts, integerTooLargeForDatabase];
 
 /**
  * Upstream creates a claim's new consumers before checking the rest of the

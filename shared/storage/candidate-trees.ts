@@ -110,7 +110,8 @@ function filterExpression(filter: WalkFilter) {
   Object.entries(filter.minimumFree).forEach(([resourceClass, amount], n) => {
     names['#free'] = 'free';
     names[`#c${n}`] = resourceClass;
-    values[`:a${n}`] = amount;
+    // No capacity reaches past 2^53 (DynamoDB's SDK refuses larger numbers): such an amount fits nowhere either way.
+    values[`:a${n}`] = Math.min(amount, Number.MAX_SAFE_INTEGER);
     flat.push(`#free.#c${n} >= :a${n}`);
   });
   filter.rootRequired.forEach((trait, n) => {

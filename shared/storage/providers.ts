@@ -163,8 +163,8 @@ export async function listTree(rootUuid: string): Promise<Provider[]> {
  * Writes the provider's new state, on condition that nobody changed it since
  * it was read as `read` (undefined: it must not exist yet). Generation alone
  * is not enough: allocation deletes move usages and aggregates before 1.19
- * change the provider without a new generation, as upstream does, and a new
- * or deleted child changes only the parent's children.
+ * change the provider without a new generation (nor a new update time), as
+ * upstream does, and a new or deleted child changes only the parent's children.
  */
 function putProvider(provider: Provider, read: Provider | undefined, onConditionFailed?: () => Error): Write {
   const children = read?.children.length ? 'children = :children' : 'attribute_not_exists(children)';
@@ -176,10 +176,11 @@ function putProvider(provider: Provider, read: Provider | undefined, onCondition
         ...(read === undefined
           ? { ConditionExpression: 'attribute_not_exists(pk)' }
           : {
-              ConditionExpression: `generation = :read AND usages = :usages AND updatedAt = :readAt AND ${children}`,
+              ConditionExpression: `generation = :read AND usages = :usages AND aggregates = :aggregates AND updatedAt = :readAt AND ${children}`,
               ExpressionAttributeValues: {
                 ':read': read.generation,
                 ':usages': read.usages,
+                ':aggregates': read.aggregates,
                 ':readAt': read.updatedAt,
                 ...(read.children.length ? { ':children': new Set(read.children) } : {}),
               },

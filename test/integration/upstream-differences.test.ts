@@ -40,6 +40,9 @@ describe('answers as upstream where they once differed', () => {
     const [root, child] = [randomUUID(), randomUUID()];
     await placement().post('/resource_providers', { name: `lm-root-${root}`, uuid: root });
     await placement().post('/resource_providers', { name: `lm-child-${child}`, uuid: child, parent_provider_uuid: root });
+    // Aggregates before 1.19 live apart from the provider upstream: they change neither its generation nor its update time.
+    const aggregates = await placement().put(`/resource_providers/${child}/aggregates`, [randomUUID()], { version: '1.1' });
+    expect(aggregates.status).toBe(200);
     const first = await placement().put(`/resource_providers/${child}`, { name: `lm-renamed-${child}` });
     expect(first.status).toBe(200);
     expect(first.headers.get('cache-control')).toBe('no-cache');
@@ -73,6 +76,12 @@ describe('answers as upstream where they once differed', () => {
     expect(answer.status).toBe(404);
     expect(answer.body.errors[0].detail).toContain('No such resource class CUSTOM_NOT_THERE.');
     expect(answer.headers.has('vary')).toBe(false);
+  });
+
+  it('answers a resource amount past 2^53 with no candidates rather than a server error', async () => {
+    const answer = await placement().get('/allocation_candidates?resources=VCPU:100000000000000000000');
+    expect(answer.status).toBe(200);
+    expect(answer.body.allocation_requests).toEqual([]);
   });
 
   it('answers a negative microversion with 406 and the supported range', async () => {
