@@ -112,7 +112,11 @@ interface CandidateEntry {
  * before 1.29 the summaries cover only the providers a candidate uses, from
  * 1.29 their whole trees.
  */
-function responseBody(request: PlacementRequest, parsed: CandidateRequest, { candidates, providers, usedInAnchorTrees }: Pick<SearchResult, 'candidates' | 'providers' | 'usedInAnchorTrees'>) {
+function responseBody(
+  request: PlacementRequest,
+  parsed: CandidateRequest,
+  { candidates, providers, usedInAnchorTrees }: Pick<SearchResult, 'candidates' | 'providers' | 'usedInAnchorTrees'>,
+) {
   const requestedClasses = new Set(parsed.groups.flatMap((group) => Object.keys(group.resources)));
   const trees = new Map<string, SearchProvider[]>();
   for (const provider of providers.values()) {
@@ -128,7 +132,15 @@ function responseBody(request: PlacementRequest, parsed: CandidateRequest, { can
     // every candidate in the returned ones' trees, returned or not).
     const summarized = parsed.nestedAware
       ? roots.flatMap((root) => trees.get(root)!)
-      : [...used, ...roots.flatMap((root) => trees.get(root)!.map((provider) => provider.uuid).filter((uuid) => usedInAnchorTrees?.has(uuid)))]
+      : [
+          ...used,
+          ...roots.flatMap((root) =>
+            trees
+              .get(root)!
+              .map((provider) => provider.uuid)
+              .filter((uuid) => usedInAnchorTrees?.has(uuid)),
+          ),
+        ]
           .filter((uuid, index, all) => all.indexOf(uuid) === index)
           .map((uuid) => providers.get(uuid)!);
     const added = summarized.filter((provider) => !summarizedAlready.has(provider.uuid));

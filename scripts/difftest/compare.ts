@@ -62,9 +62,7 @@ export function canonical(value: unknown): string {
 export function normaliseJson(value: unknown, side: Side, options: CompareOptions = {}): unknown {
   if (typeof value === 'string') return normaliseString(value, side);
   if (Array.isArray(value)) {
-    const items = value
-      .filter((item) => !(typeof item === 'string' && options.ignoredTraits?.has(item)))
-      .map((item) => normaliseJson(item, side, options));
+    const items = value.filter((item) => !(typeof item === 'string' && options.ignoredTraits?.has(item))).map((item) => normaliseJson(item, side, options));
     return items.sort((a, b) => (canonical(a) < canonical(b) ? -1 : canonical(a) > canonical(b) ? 1 : 0));
   }
   if (value !== null && typeof value === 'object') {
@@ -98,9 +96,7 @@ export function normaliseAnswer(answer: Answer, side: Side, options: CompareOpti
     if (!TRANSPORT_HEADERS.has(lower)) headers[lower] = normaliseHeader(lower, value, side);
   });
   const json = answer.headers.get('content-type')?.startsWith('application/json') ? parseJson(answer.text) : { ok: false as const };
-  const body = json.ok
-    ? normaliseJson(json.value, side, options)
-    : normaliseString(answer.text.split(side.baseUrl).join('<base-url>'), side);
+  const body = json.ok ? normaliseJson(json.value, side, options) : normaliseString(answer.text.split(side.baseUrl).join('<base-url>'), side);
   return { status: answer.status, headers, body };
 }
 
@@ -133,16 +129,18 @@ export function structuralDiff(reference: unknown, target: unknown, path = '$'):
       return true;
     });
     if (missing.length === 1 && extra.length === 1) return structuralDiff(missing[0], extra[0], `${path}[~]`);
-    return [
-      ...missing.map((item) => `${path}[]: only reference has ${show(item)}`),
-      ...extra.map((item) => `${path}[]: only target has ${show(item)}`),
-    ];
+    return [...missing.map((item) => `${path}[]: only reference has ${show(item)}`), ...extra.map((item) => `${path}[]: only target has ${show(item)}`)];
   }
-  if (reference !== null && target !== null && typeof reference === 'object' && typeof target === 'object' && !Array.isArray(reference) && !Array.isArray(target)) {
+  if (
+    reference !== null &&
+    target !== null &&
+    typeof reference === 'object' &&
+    typeof target === 'object' &&
+    !Array.isArray(reference) &&
+    !Array.isArray(target)
+  ) {
     const keys = [...new Set([...Object.keys(reference), ...Object.keys(target)])].sort();
-    return keys.flatMap((key) =>
-      structuralDiff((reference as Record<string, unknown>)[key], (target as Record<string, unknown>)[key], `${path}.${key}`),
-    );
+    return keys.flatMap((key) => structuralDiff((reference as Record<string, unknown>)[key], (target as Record<string, unknown>)[key], `${path}.${key}`));
   }
   return canonical(reference) === canonical(target) ? [] : [`${path}: reference ${show(reference)}, target ${show(target)}`];
 }
@@ -167,7 +165,8 @@ export function compareNormalised(reference: Normalised, target: Normalised): st
  * headers) is compared between the sides as usual.
  */
 export function checkLimited(limited: Normalised, unlimited: Normalised, limit: number, rootOf: ReadonlyMap<string, string>): string[] {
-  if (limited.status !== 200 || unlimited.status !== 200) return limited.status === unlimited.status ? [] : [`status ${limited.status}, unlimited ${unlimited.status}`];
+  if (limited.status !== 200 || unlimited.status !== 200)
+    return limited.status === unlimited.status ? [] : [`status ${limited.status}, unlimited ${unlimited.status}`];
   const body = limited.body as { allocation_requests?: unknown[]; provider_summaries?: Record<string, unknown> };
   const all = unlimited.body as { allocation_requests?: unknown[]; provider_summaries?: Record<string, unknown> };
   const problems: string[] = [];

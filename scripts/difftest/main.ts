@@ -11,7 +11,8 @@ import { ROUTES } from '../../shared/http/routes.js';
 import { runDifftest, type RunReport } from './run.js';
 import { PROFILES, VERSIONS, type Profile } from './scenario.js';
 
-const USAGE = 'usage: npm run difftest -- --reference URL --target URL [--seed N] [--ops N] [--profile flat|nested|sharing|mixed|all, comma-separated] [--verbose]';
+const USAGE =
+  'usage: npm run difftest -- --reference URL --target URL [--seed N] [--ops N] [--profile flat|nested|sharing|mixed|all, comma-separated] [--verbose]';
 
 function parse() {
   const { values } = parseArgs({
@@ -27,7 +28,14 @@ function parse() {
   const seed = Number(values.seed);
   const ops = Number(values.ops);
   const profiles = (values.profile === 'all' ? PROFILES.join(',') : values.profile).split(',') as Profile[];
-  if (!values.reference || !values.target || !Number.isInteger(seed) || !Number.isInteger(ops) || ops < 1 || profiles.some((profile) => !PROFILES.includes(profile))) {
+  if (
+    !values.reference ||
+    !values.target ||
+    !Number.isInteger(seed) ||
+    !Number.isInteger(ops) ||
+    ops < 1 ||
+    profiles.some((profile) => !PROFILES.includes(profile))
+  ) {
     console.error(USAGE);
     process.exit(2);
   }
@@ -55,8 +63,11 @@ for (const profile of options.profiles) {
     onStep: options.verbose ? (line) => console.log(line) : undefined,
   });
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  console.log(`\nprofile ${profile}, seed ${options.seed}: ${report.passed} passed, ${report.failed} failed in ${seconds} s; ${report.hostile} malformed or hostile requests (${((100 * report.hostile) / (report.passed + report.failed)).toFixed(1)}%)`);
-  for (const [fault, count] of report.tolerated) console.log(`tolerated ${count}: upstream's ${fault} (README, compatibility notes); the target checked against the right answer`);
+  console.log(
+    `\nprofile ${profile}, seed ${options.seed}: ${report.passed} passed, ${report.failed} failed in ${seconds} s; ${report.hostile} malformed or hostile requests (${((100 * report.hostile) / (report.passed + report.failed)).toFixed(1)}%)`,
+  );
+  for (const [fault, count] of report.tolerated)
+    console.log(`tolerated ${count}: upstream's ${fault} (README, compatibility notes); the target checked against the right answer`);
   if (report.ignoredTraits.length > 0) console.log(`ignored ${report.ignoredTraits.length} standard traits only the target's catalog has`);
   console.log(table(report));
   passed += report.passed;
@@ -65,6 +76,8 @@ for (const profile of options.profiles) {
   for (const version of report.versions) versions.add(version);
 }
 const missingRoutes = ROUTES.map((route) => `${route.method} ${route.path}`).filter((key) => !routes.has(key));
-console.log(`\nroutes exercised: ${routes.size}/${ROUTES.length}${missingRoutes.length ? ` (not: ${missingRoutes.join(', ')})` : ''}; microversions: ${versions.size}/${VERSIONS.length}`);
+console.log(
+  `\nroutes exercised: ${routes.size}/${ROUTES.length}${missingRoutes.length ? ` (not: ${missingRoutes.join(', ')})` : ''}; microversions: ${versions.size}/${VERSIONS.length}`,
+);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);

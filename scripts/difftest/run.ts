@@ -71,7 +71,13 @@ async function send(placement: PlacementClient, request: DiffRequest): Promise<A
     });
   } catch (error) {
     // A dropped connection is an answer too: it must happen on both sides or neither.
-    return { status: 0, headers: new Headers(), text: `no answer: ${(error as Error).message.replace(placement.baseUrl, '<base-url>')}`, body: undefined, ms: 0 };
+    return {
+      status: 0,
+      headers: new Headers(),
+      text: `no answer: ${(error as Error).message.replace(placement.baseUrl, '<base-url>')}`,
+      body: undefined,
+      ms: 0,
+    };
   }
 }
 
@@ -127,7 +133,10 @@ export async function runDifftest(options: RunOptions): Promise<RunReport> {
   await Promise.all([resetService(reference), resetService(target)]);
   const ignoredTraits = await traitsOnlyTargetHas(reference, target);
   const compareOptions: CompareOptions = { ignoredTraits };
-  const sides = { reference: { baseUrl: reference.baseUrl, aliases: new Map<string, string>() }, target: { baseUrl: target.baseUrl, aliases: new Map<string, string>() } };
+  const sides = {
+    reference: { baseUrl: reference.baseUrl, aliases: new Map<string, string>() },
+    target: { baseUrl: target.baseUrl, aliases: new Map<string, string>() },
+  };
 
   const random = new Random(options.seed);
   const context = { random, model: new Model(random), profile: options.profile };
@@ -183,7 +192,9 @@ export async function runDifftest(options: RunOptions): Promise<RunReport> {
         const mismatch = { index, operation: name, request: step.request, differences };
         report.mismatches.push(mismatch);
         const allowing = fault ? ` (allowing for upstream's ${fault})` : '';
-        options.onMismatch?.(`MISMATCH ${options.profile}#${index} [${name}] ${describe(step.request)}${allowing} :: ${differences.join(' | ').slice(0, 1500)}`);
+        options.onMismatch?.(
+          `MISMATCH ${options.profile}#${index} [${name}] ${describe(step.request)}${allowing} :: ${differences.join(' | ').slice(0, 1500)}`,
+        );
       }
       report.byOperation.set(name, tally);
       next = steps.next(both);

@@ -109,7 +109,15 @@ export interface Context {
 
 // ---------------------------------------------------------------- vocabulary
 
-const STANDARD_TRAITS = ['HW_CPU_X86_AVX2', 'HW_CPU_X86_SSE42', 'STORAGE_DISK_SSD', 'STORAGE_DISK_HDD', 'COMPUTE_STATUS_DISABLED', 'COMPUTE_VOLUME_MULTI_ATTACH', 'HW_NIC_SRIOV'];
+const STANDARD_TRAITS = [
+  'HW_CPU_X86_AVX2',
+  'HW_CPU_X86_SSE42',
+  'STORAGE_DISK_SSD',
+  'STORAGE_DISK_HDD',
+  'COMPUTE_STATUS_DISABLED',
+  'COMPUTE_VOLUME_MULTI_ATTACH',
+  'HW_NIC_SRIOV',
+];
 const SHARES = 'MISC_SHARES_VIA_AGGREGATE';
 const NUMA_ROOT = 'HW_NUMA_ROOT';
 
@@ -141,7 +149,15 @@ function classesFor(role: ProviderRole): string[] {
 
 function inventoryRecord(context: Context, resourceClass: string, version: string): Record<string, unknown> {
   const { random } = context;
-  const total = { VCPU: random.pick([4, 8, 16]), MEMORY_MB: random.pick([4096, 8192, 16384]), DISK_GB: random.pick([100, 500, 1000]), IPV4_ADDRESS: random.pick([4, 16]), SRIOV_NET_VF: random.pick([4, 8]), NET_BW_EGR_KILOBIT_PER_SEC: 10000 }[resourceClass] ?? random.pick([2, 8, 32]);
+  const total =
+    {
+      VCPU: random.pick([4, 8, 16]),
+      MEMORY_MB: random.pick([4096, 8192, 16384]),
+      DISK_GB: random.pick([100, 500, 1000]),
+      IPV4_ADDRESS: random.pick([4, 16]),
+      SRIOV_NET_VF: random.pick([4, 8]),
+      NET_BW_EGR_KILOBIT_PER_SEC: 10000,
+    }[resourceClass] ?? random.pick([2, 8, 32]);
   const record: Record<string, unknown> = { total };
   if (random.chance(0.4)) record.reserved = random.pick([0, 1, Math.floor(total / 4), ...(minor(version) >= 26 ? [total] : [])]);
   if (random.chance(0.3)) record.allocation_ratio = random.pick([1.0, 1.5, 16.0, 0.5]);
@@ -186,7 +202,9 @@ function someConsumer(context: Context): string {
 }
 
 const query = (pairs: [string, string][]): string =>
-  pairs.length === 0 ? '' : `?${pairs.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value).replace(/%3A/g, ':').replace(/%2C/g, ',')}`).join('&')}`;
+  pairs.length === 0
+    ? ''
+    : `?${pairs.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value).replace(/%3A/g, ':').replace(/%2C/g, ',')}`).join('&')}`;
 
 const ok = (answer: ApiResponse) => answer.status >= 200 && answer.status < 300;
 
@@ -206,7 +224,9 @@ function maybeStale(context: Context, generation: number | undefined): number {
 function* createProvider(context: Context, role: ProviderRole, parent: string | null = null): Operation {
   const { random, model } = context;
   const number = model.nextNumber();
-  const name = { compute: `compute-${number}`, numa: `numa-${number}`, pf: `pf-${number}`, sharing: `shared-storage-${number}`, other: `device-${number}` }[role];
+  const name = { compute: `compute-${number}`, numa: `numa-${number}`, pf: `pf-${number}`, sharing: `shared-storage-${number}`, other: `device-${number}` }[
+    role
+  ];
   const withUuid = random.chance(0.9);
   const uuid = random.uuid();
   const version = parent ? versionFor(context, '1.14', '1.20') : versionFor(context, '1.0', '1.20');
@@ -236,7 +256,7 @@ function* buildCloud(context: Context): Operation {
   if (shape === 'nested' && model.list('compute').length > 0 && random.chance(0.6)) {
     // A child: a NUMA node or a physical function (with its own child now and then).
     const root = pickProvider(context, 'compute') as string;
-    const parentOfPf = random.chance(0.3) ? pickProvider(context, 'numa') ?? root : root;
+    const parentOfPf = random.chance(0.3) ? (pickProvider(context, 'numa') ?? root) : root;
     yield* createProvider(context, random.chance(0.5) ? 'numa' : 'pf', random.chance(0.5) ? root : parentOfPf);
     return;
   }
@@ -307,7 +327,12 @@ function* setInventories(context: Context, uuid: string, role: ProviderRole): Op
   for (const resourceClass of classes) context.model.stockedClasses.add(resourceClass);
   const inventories = Object.fromEntries(classes.map((resourceClass) => [resourceClass, inventoryRecord(context, resourceClass, version)]));
   yield {
-    request: { method: 'PUT', path: `/resource_providers/${uuid}/inventories`, version, json: { resource_provider_generation: maybeStale(context, generationOf(current.reference)), inventories } },
+    request: {
+      method: 'PUT',
+      path: `/resource_providers/${uuid}/inventories`,
+      version,
+      json: { resource_provider_generation: maybeStale(context, generationOf(current.reference)), inventories },
+    },
   };
 }
 
@@ -330,18 +355,36 @@ function* changeInventory(context: Context): Operation {
   const generation = maybeStale(context, generationOf(current.reference));
   switch (action) {
     case 'updateOne':
-      yield { request: { method: 'PUT', path: `${base}/${resourceClass}`, version, json: { resource_provider_generation: generation, ...inventoryRecord(context, resourceClass, version) } } };
+      yield {
+        request: {
+          method: 'PUT',
+          path: `${base}/${resourceClass}`,
+          version,
+          json: { resource_provider_generation: generation, ...inventoryRecord(context, resourceClass, version) },
+        },
+      };
       return;
     case 'shrinkBelowUsage': {
       // An operator takes capacity away from a provider with allocations: it ends up over capacity.
       const usages = yield { request: { method: 'GET', path: `/resource_providers/${uuid}/usages`, version } };
       const used = (usages.reference.body?.usages ?? {}) as Record<string, number>;
-      const [usedClass, amount] = Object.entries(used).sort().find(([, value]) => value > 0) ?? [resourceClass, 1];
-      yield { request: { method: 'PUT', path: `${base}/${usedClass}`, version, json: { resource_provider_generation: generation, total: Math.max(1, amount - 1) } } };
+      const [usedClass, amount] = Object.entries(used)
+        .sort()
+        .find(([, value]) => value > 0) ?? [resourceClass, 1];
+      yield {
+        request: { method: 'PUT', path: `${base}/${usedClass}`, version, json: { resource_provider_generation: generation, total: Math.max(1, amount - 1) } },
+      };
       return;
     }
     case 'createOne':
-      yield { request: { method: 'POST', path: base, version, json: { resource_provider_generation: generation, resource_class: resourceClass, ...inventoryRecord(context, resourceClass, version) } } };
+      yield {
+        request: {
+          method: 'POST',
+          path: base,
+          version,
+          json: { resource_provider_generation: generation, resource_class: resourceClass, ...inventoryRecord(context, resourceClass, version) },
+        },
+      };
       return;
     case 'deleteOne':
       yield { request: { method: 'DELETE', path: `${base}/${resourceClass}`, version } };
@@ -388,7 +431,12 @@ function* setTraits(context: Context, uuid: string, traits: string[]): Operation
   }
   const current = yield { request: { method: 'GET', path: `/resource_providers/${uuid}/traits`, version } };
   yield {
-    request: { method: 'PUT', path: `/resource_providers/${uuid}/traits`, version, json: { traits, resource_provider_generation: maybeStale(context, generationOf(current.reference)) } },
+    request: {
+      method: 'PUT',
+      path: `/resource_providers/${uuid}/traits`,
+      version,
+      json: { traits, resource_provider_generation: maybeStale(context, generationOf(current.reference)) },
+    },
   };
 }
 
@@ -407,7 +455,11 @@ function* traitCatalog(context: Context): Operation {
   const action = random.weighted({ list: 3, show: 2, create: 2, delete: 2 });
   if (action === 'list') {
     const pairs: [string, string][] = [];
-    if (random.chance(0.5)) pairs.push(['name', random.pick(['startswith:CUSTOM_', `in:${customTrait(context)},${random.pick(STANDARD_TRAITS)}`, 'startswith:HW_NIC', 'in:', 'bogus'])]);
+    if (random.chance(0.5))
+      pairs.push([
+        'name',
+        random.pick(['startswith:CUSTOM_', `in:${customTrait(context)},${random.pick(STANDARD_TRAITS)}`, 'startswith:HW_NIC', 'in:', 'bogus']),
+      ]);
     if (random.chance(0.5)) pairs.push(['associated', random.pick(['true', 'false', 'yes'])]);
     // Unfiltered lists hold the whole standard catalog: keep them rarer.
     if (pairs.length === 0 && random.chance(0.7)) pairs.push(['name', 'startswith:CUSTOM_']);
@@ -502,8 +554,15 @@ function candidateQuery(context: Context, version: string): [string, string][] {
   const v = minor(version);
   const shape = profile === 'mixed' ? random.pick(['flat', 'nested', 'sharing'] as const) : profile;
   const pairs: [string, string][] = [];
-  const unsuffixed = shape === 'nested' && v >= 25 && random.chance(0.4) ? 'VCPU:1' : resourcesFor(context, shape === 'sharing' ? random.pick(['compute', 'sharing'] as const) : 'compute');
-  if (shape === 'sharing' && random.chance(0.6)) pairs.push(['resources', `${unsuffixed},${random.pick(['DISK_GB:10', 'IPV4_ADDRESS:1', 'DISK_GB:20,IPV4_ADDRESS:1'])}`.replace(/(DISK_GB:\d+).*DISK_GB:\d+/, '$1')]);
+  const unsuffixed =
+    shape === 'nested' && v >= 25 && random.chance(0.4)
+      ? 'VCPU:1'
+      : resourcesFor(context, shape === 'sharing' ? random.pick(['compute', 'sharing'] as const) : 'compute');
+  if (shape === 'sharing' && random.chance(0.6))
+    pairs.push([
+      'resources',
+      `${unsuffixed},${random.pick(['DISK_GB:10', 'IPV4_ADDRESS:1', 'DISK_GB:20,IPV4_ADDRESS:1'])}`.replace(/(DISK_GB:\d+).*DISK_GB:\d+/, '$1'),
+    ]);
   else pairs.push(['resources', unsuffixed]);
   if (random.chance(0.35)) pairs.push(...requiredTraits(context, version, 'required'));
   if (v >= 21 && random.chance(0.25)) pairs.push(...memberOf(context, version, ''));
@@ -519,7 +578,11 @@ function candidateQuery(context: Context, version: string): [string, string][] {
     if (suffixes.length > 1 || random.chance(0.3)) pairs.push(['group_policy', random.pick(['isolate', 'none', 'none', 'isolate', 'bogus'])]);
     if (v >= 36 && suffixes.length > 1 && random.chance(0.3)) pairs.push(['same_subtree', suffixes.join(',')]);
   }
-  if (v >= 35 && random.chance(0.3)) pairs.push(['root_required', random.pick(['!COMPUTE_STATUS_DISABLED', 'HW_CPU_X86_AVX2', 'STORAGE_DISK_HDD', `!${anyTrait(context)},${anyTrait(context)}`])]);
+  if (v >= 35 && random.chance(0.3))
+    pairs.push([
+      'root_required',
+      random.pick(['!COMPUTE_STATUS_DISABLED', 'HW_CPU_X86_AVX2', 'STORAGE_DISK_HDD', `!${anyTrait(context)},${anyTrait(context)}`]),
+    ]);
   if (model.providers.size === 0 && random.chance(0.5)) pairs.splice(1);
   return pairs;
 }
@@ -527,9 +590,16 @@ function candidateQuery(context: Context, version: string): [string, string][] {
 function toClaim(candidate: unknown): Record<string, { resources: Record<string, number> }> {
   const allocations = (candidate as { allocations: unknown }).allocations;
   if (Array.isArray(allocations)) {
-    return Object.fromEntries(allocations.map((item: { resource_provider: { uuid: string }; resources: Record<string, number> }) => [item.resource_provider.uuid, { resources: item.resources }]));
+    return Object.fromEntries(
+      allocations.map((item: { resource_provider: { uuid: string }; resources: Record<string, number> }) => [
+        item.resource_provider.uuid,
+        { resources: item.resources },
+      ]),
+    );
   }
-  return Object.fromEntries(Object.entries(allocations as Record<string, { resources: Record<string, number> }>).map(([uuid, item]) => [uuid, { resources: item.resources }]));
+  return Object.fromEntries(
+    Object.entries(allocations as Record<string, { resources: Record<string, number> }>).map(([uuid, item]) => [uuid, { resources: item.resources }]),
+  );
 }
 
 /** Candidates in an order that does not depend on the service. */
@@ -546,9 +616,14 @@ function* allocationCandidates(context: Context): Operation {
   const answer = yield { request: { method: 'GET', path, version } };
   if (minor(version) >= 16 && random.chance(0.35)) {
     const listing = yield { request: { method: 'GET', path: '/resource_providers', version: '1.14' } };
-    const rootOf = new Map(((listing.reference.body?.resource_providers ?? []) as { uuid: string; root_provider_uuid: string }[]).map((rp) => [rp.uuid, rp.root_provider_uuid]));
+    const rootOf = new Map(
+      ((listing.reference.body?.resource_providers ?? []) as { uuid: string; root_provider_uuid: string }[]).map((rp) => [rp.uuid, rp.root_provider_uuid]),
+    );
     const limit = random.pick([1, 2, 3]);
-    yield { request: { method: 'GET', path: `/allocation_candidates${query([...pairs, ['limit', String(limit)]])}`, version }, limited: { limit, unlimited: answer, rootOf } };
+    yield {
+      request: { method: 'GET', path: `/allocation_candidates${query([...pairs, ['limit', String(limit)]])}`, version },
+      limited: { limit, unlimited: answer, rootOf },
+    };
   }
   // Half the time the scheduler claims one of them, as nova's claim_resources does.
   const candidates = sortedCandidates(answer.reference);
@@ -590,7 +665,9 @@ function* directClaim(context: Context): Operation {
   const { random, model } = context;
   const uuid = someProvider(context);
   const role = model.providers.get(uuid)?.role ?? 'compute';
-  const resources = Object.fromEntries(random.some(classesFor(role), random.int(1, 2)).map((resourceClass) => [resourceClass, random.pick([1, 2, 8, 64, 100000])]));
+  const resources = Object.fromEntries(
+    random.some(classesFor(role), random.int(1, 2)).map((resourceClass) => [resourceClass, random.pick([1, 2, 8, 64, 100000])]),
+  );
   yield* claim(context, { [uuid]: { resources } }, random.chance(0.3) ? someConsumer(context) : random.uuid());
 }
 
@@ -599,9 +676,14 @@ function* reclaim(context: Context): Operation {
   const { random, model } = context;
   const consumer = someConsumer(context);
   const current = yield { request: { method: 'GET', path: `/allocations/${consumer}`, version: '1.28' } };
-  const body = current.reference.body as { allocations?: Record<string, { resources: Record<string, number> }>; consumer_generation?: number; project_id?: string; user_id?: string } | undefined;
+  const body = current.reference.body as
+    | { allocations?: Record<string, { resources: Record<string, number> }>; consumer_generation?: number; project_id?: string; user_id?: string }
+    | undefined;
   const allocations = Object.fromEntries(
-    Object.entries(body?.allocations ?? {}).map(([uuid, item]) => [uuid, { resources: Object.fromEntries(Object.entries(item.resources).map(([name, amount]) => [name, random.chance(0.5) ? amount + 1 : amount])) }]),
+    Object.entries(body?.allocations ?? {}).map(([uuid, item]) => [
+      uuid,
+      { resources: Object.fromEntries(Object.entries(item.resources).map(([name, amount]) => [name, random.chance(0.5) ? amount + 1 : amount])) },
+    ]),
   );
   const known = model.consumers.get(consumer) ?? { project: random.pick(model.projects), user: random.pick(model.users) };
   const version = random.pick(['1.28', '1.33', '1.36', '1.38']);
@@ -621,7 +703,9 @@ function* move(context: Context): Operation {
   const { random, model } = context;
   const instance = someConsumer(context);
   const current = yield { request: { method: 'GET', path: `/allocations/${instance}`, version: '1.28' } };
-  const body = current.reference.body as { allocations?: Record<string, { resources: Record<string, number> }>; consumer_generation?: number; project_id?: string; user_id?: string } | undefined;
+  const body = current.reference.body as
+    | { allocations?: Record<string, { resources: Record<string, number> }>; consumer_generation?: number; project_id?: string; user_id?: string }
+    | undefined;
   const held = body?.allocations ?? {};
   const project = body?.project_id ?? random.pick(model.projects);
   const user = body?.user_id ?? random.pick(model.users);
@@ -639,7 +723,7 @@ function* move(context: Context): Operation {
   });
   const json = {
     [migration]: entry(Object.fromEntries(Object.entries(held).map(([uuid, item]) => [uuid, { resources: item.resources }])), null, 'MIGRATION'),
-    [instance]: entry({ [target]: { resources } }, random.chance(0.9) ? body?.consumer_generation ?? null : 3, 'INSTANCE'),
+    [instance]: entry({ [target]: { resources } }, random.chance(0.9) ? (body?.consumer_generation ?? null) : 3, 'INSTANCE'),
   };
   const answer = yield { request: { method: 'POST', path: '/allocations', version, json } };
   if (answer.reference.status === 204) {
@@ -648,7 +732,14 @@ function* move(context: Context): Operation {
     if (random.chance(0.5)) {
       // Confirming the move drops the migration's allocations (an empty POST entry, or DELETE).
       if (random.chance(0.5)) {
-        yield { request: { method: 'POST', path: '/allocations', version: '1.28', json: { [migration]: { allocations: {}, project_id: project, user_id: user, consumer_generation: 1 } } } };
+        yield {
+          request: {
+            method: 'POST',
+            path: '/allocations',
+            version: '1.28',
+            json: { [migration]: { allocations: {}, project_id: project, user_id: user, consumer_generation: 1 } },
+          },
+        };
       } else {
         yield { request: { method: 'DELETE', path: `/allocations/${migration}`, version: '1.28' } };
       }
@@ -671,7 +762,14 @@ function* reshape(context: Context): Operation {
   let child = model.list().find((provider) => provider.parent === root && provider.role === 'numa')?.uuid;
   if (!child) {
     child = random.uuid();
-    const created = yield { request: { method: 'POST', path: '/resource_providers', version: '1.20', json: { uuid: child, name: `numa-${model.nextNumber()}`, parent_provider_uuid: root } } };
+    const created = yield {
+      request: {
+        method: 'POST',
+        path: '/resource_providers',
+        version: '1.20',
+        json: { uuid: child, name: `numa-${model.nextNumber()}`, parent_provider_uuid: root },
+      },
+    };
     if (!ok(created.reference)) return;
     model.providers.set(child, { uuid: child, name: created.reference.body.name, parent: root, role: 'numa' });
   }
@@ -683,10 +781,17 @@ function* reshape(context: Context): Operation {
   const { [moving]: moved, ...staying } = rootRecords;
   const childRecords = { ...((childInventory.reference.body?.inventories ?? {}) as Record<string, unknown>), ...(moved ? { [moving]: moved } : {}) };
   const allocations: Record<string, unknown> = {};
-  const consumers = Object.keys((held.reference.body?.allocations ?? {}) as Record<string, unknown>).sort().slice(0, 3);
+  const consumers = Object.keys((held.reference.body?.allocations ?? {}) as Record<string, unknown>)
+    .sort()
+    .slice(0, 3);
   for (const consumer of consumers) {
     const current = yield { request: { method: 'GET', path: `/allocations/${consumer}`, version: '1.30' } };
-    const body = current.reference.body as { allocations: Record<string, { resources: Record<string, number> }>; consumer_generation: number; project_id: string; user_id: string };
+    const body = current.reference.body as {
+      allocations: Record<string, { resources: Record<string, number> }>;
+      consumer_generation: number;
+      project_id: string;
+      user_id: string;
+    };
     const rewritten: Record<string, { resources: Record<string, number> }> = {};
     for (const [uuid, item] of Object.entries(body.allocations ?? {})) {
       for (const [resourceClass, amount] of Object.entries(item.resources)) {
@@ -694,7 +799,12 @@ function* reshape(context: Context): Operation {
         (rewritten[holder] ??= { resources: {} }).resources[resourceClass] = amount;
       }
     }
-    allocations[consumer] = { allocations: rewritten, project_id: body.project_id, user_id: body.user_id, consumer_generation: maybeStale(context, body.consumer_generation) };
+    allocations[consumer] = {
+      allocations: rewritten,
+      project_id: body.project_id,
+      user_id: body.user_id,
+      consumer_generation: maybeStale(context, body.consumer_generation),
+    };
   }
   const json = {
     inventories: {
@@ -713,7 +823,15 @@ function* versionDocument(context: Context): Operation {
 // ---------------------------------------------------------------- hostile requests
 
 const ODD_VERSIONS = ['-1.0', '01.5', '1.05', '1.040', 'latest', '1.40', '2.0', '1', ' 1.5', '1.a', '0.9', '1.5.1', 'LATEST', '', '1.99999999999999999999'];
-const ODD_CONTENT_TYPES = ['application/JSON', 'Application/Json', 'text/plain', 'application/json; charset=UTF-8', 'application/x-www-form-urlencoded', 'application/jsonx', ''];
+const ODD_CONTENT_TYPES = [
+  'application/JSON',
+  'Application/Json',
+  'text/plain',
+  'application/json; charset=UTF-8',
+  'application/x-www-form-urlencoded',
+  'application/jsonx',
+  '',
+];
 const ODD_ACCEPTS = ['application/xml', 'text/html', '*/*', 'application/json;q=0.5', 'application/*', 'text/plain, application/json', 'application/JSON'];
 const BAD_UUIDS = ['not-a-uuid', '12345', 'ZZZZZZZZ-ZZZZ-ZZZZ-ZZZZ-ZZZZZZZZZZZZ', '%20', 'a'.repeat(300)];
 const ODD_NUMBERS = [-1, 0, 1.5, 2147483647, 2147483648, 9223372036854775807, 1e20, '5', null, true];
@@ -721,28 +839,70 @@ const ODD_NUMBERS = [-1, 0, 1.5, 2147483647, 2147483648, 9223372036854775807, 1e
 function* hostile(context: Context): Operation {
   const { random, model } = context;
   const uuid = someProvider(context);
-  const category = random.weighted({ brokenJson: 2, contentType: 2, version: 3, accept: 2, badUuid: 2, unknownField: 2, numbers: 3, names: 2, badQuery: 3, method: 1 });
+  const category = random.weighted({
+    brokenJson: 2,
+    contentType: 2,
+    version: 3,
+    accept: 2,
+    badUuid: 2,
+    unknownField: 2,
+    numbers: 3,
+    names: 2,
+    badQuery: 3,
+    method: 1,
+  });
   switch (category) {
     case 'brokenJson':
-      yield { request: { method: random.pick(['POST', 'PUT'] as const), path: random.pick(['/resource_providers', `/resource_providers/${uuid}/inventories`, '/allocations', `/resource_providers/${uuid}/traits`]), version: '1.39', rawBody: random.pick(['{', '{"name": }', '[1,2', 'null', '"text"', '{"a":1}}', '\u0000']), headers: { 'content-type': 'application/json' } } };
+      yield {
+        request: {
+          method: random.pick(['POST', 'PUT'] as const),
+          path: random.pick(['/resource_providers', `/resource_providers/${uuid}/inventories`, '/allocations', `/resource_providers/${uuid}/traits`]),
+          version: '1.39',
+          rawBody: random.pick(['{', '{"name": }', '[1,2', 'null', '"text"', '{"a":1}}', '\u0000']),
+          headers: { 'content-type': 'application/json' },
+        },
+      };
       return;
     case 'contentType': {
       const contentType = random.pick(ODD_CONTENT_TYPES);
       const requests: DiffRequest[] = [
         { method: 'POST', path: '/resource_providers', version: '1.20', rawBody: JSON.stringify({ name: `ct-${model.nextNumber()}`, uuid: random.uuid() }) },
         { method: 'POST', path: '/resource_classes', version: '1.7', rawBody: JSON.stringify({ name: 'CUSTOM_CONTENT_TYPE' }) },
-        { method: 'PUT', path: `/resource_providers/${uuid}/traits`, version: '1.6', rawBody: JSON.stringify({ traits: [], resource_provider_generation: 999 }) },
-        { method: 'PUT', path: `/allocations/${random.uuid()}`, version: '1.28', rawBody: JSON.stringify({ allocations: {}, project_id: 'p', user_id: 'u', consumer_generation: null }) },
-        { method: 'PUT', path: `/resource_providers/${uuid}/inventories`, version: '1.26', rawBody: JSON.stringify({ resource_provider_generation: 999, inventories: {} }) },
+        {
+          method: 'PUT',
+          path: `/resource_providers/${uuid}/traits`,
+          version: '1.6',
+          rawBody: JSON.stringify({ traits: [], resource_provider_generation: 999 }),
+        },
+        {
+          method: 'PUT',
+          path: `/allocations/${random.uuid()}`,
+          version: '1.28',
+          rawBody: JSON.stringify({ allocations: {}, project_id: 'p', user_id: 'u', consumer_generation: null }),
+        },
+        {
+          method: 'PUT',
+          path: `/resource_providers/${uuid}/inventories`,
+          version: '1.26',
+          rawBody: JSON.stringify({ resource_provider_generation: 999, inventories: {} }),
+        },
       ];
       const request = random.pick(requests);
       yield { request: { ...request, headers: contentType === '' ? {} : { 'content-type': contentType } } };
       return;
     }
     case 'version': {
-      const path = random.pick(['/', '/resource_providers', `/resource_providers/${uuid}`, '/traits?name=startswith:CUSTOM_', '/allocation_candidates?resources=VCPU:1']);
+      const path = random.pick([
+        '/',
+        '/resource_providers',
+        `/resource_providers/${uuid}`,
+        '/traits?name=startswith:CUSTOM_',
+        '/allocation_candidates?resources=VCPU:1',
+      ]);
       const value = random.pick(ODD_VERSIONS);
-      const header = random.chance(0.8) ? `placement ${value}` : random.pick([`compute ${value}`, value, `PLACEMENT ${value}`, `placement ${value}, compute 2.1`]);
+      const header = random.chance(0.8)
+        ? `placement ${value}`
+        : random.pick([`compute ${value}`, value, `PLACEMENT ${value}`, `placement ${value}, compute 2.1`]);
       yield { request: { method: 'GET', path, version: null, headers: { 'openstack-api-version': header } } };
       return;
     }
@@ -756,7 +916,12 @@ function* hostile(context: Context): Operation {
       const requests: DiffRequest[] = [
         { method: 'GET', path: `/resource_providers/${bad}`, version: '1.39' },
         { method: 'GET', path: `/allocations/${bad}`, version: '1.39' },
-        { method: 'PUT', path: `/allocations/${bad}`, version: '1.39', json: { allocations: {}, project_id: 'p', user_id: 'u', consumer_generation: null, consumer_type: 'INSTANCE' } },
+        {
+          method: 'PUT',
+          path: `/allocations/${bad}`,
+          version: '1.39',
+          json: { allocations: {}, project_id: 'p', user_id: 'u', consumer_generation: null, consumer_type: 'INSTANCE' },
+        },
         { method: 'POST', path: '/resource_providers', version: '1.39', json: { name: `bad-uuid-${model.nextNumber()}`, uuid: bad } },
         { method: 'GET', path: `/resource_providers?uuid=${bad}`, version: '1.39' },
         { method: 'GET', path: `/resource_providers?in_tree=${bad}`, version: '1.39' },
@@ -768,12 +933,32 @@ function* hostile(context: Context): Operation {
     }
     case 'unknownField': {
       const requests: DiffRequest[] = [
-        { method: 'POST', path: '/resource_providers', version: random.pick(['1.0', '1.20', '1.39']), json: { name: `extra-${model.nextNumber()}`, uuid: random.uuid(), bogus: 1 } },
-        { method: 'PUT', path: `/resource_providers/${uuid}/inventories`, version: '1.26', json: { resource_provider_generation: 0, inventories: { VCPU: { total: 4, colour: 'red' } } } },
-        { method: 'PUT', path: `/allocations/${random.uuid()}`, version: '1.28', json: { allocations: {}, project_id: 'p', user_id: 'u', consumer_generation: null, extra: true } },
+        {
+          method: 'POST',
+          path: '/resource_providers',
+          version: random.pick(['1.0', '1.20', '1.39']),
+          json: { name: `extra-${model.nextNumber()}`, uuid: random.uuid(), bogus: 1 },
+        },
+        {
+          method: 'PUT',
+          path: `/resource_providers/${uuid}/inventories`,
+          version: '1.26',
+          json: { resource_provider_generation: 0, inventories: { VCPU: { total: 4, colour: 'red' } } },
+        },
+        {
+          method: 'PUT',
+          path: `/allocations/${random.uuid()}`,
+          version: '1.28',
+          json: { allocations: {}, project_id: 'p', user_id: 'u', consumer_generation: null, extra: true },
+        },
         { method: 'PUT', path: `/resource_providers/${uuid}/traits`, version: '1.6', json: { traits: [], resource_provider_generation: 0, more: [] } },
         { method: 'POST', path: '/resource_classes', version: '1.2', json: { name: 'CUSTOM_EXTRA', colour: 1 } },
-        { method: 'PUT', path: `/allocations/${random.uuid()}`, version: '1.37', json: { allocations: {}, project_id: 'p', user_id: 'u', consumer_generation: null, consumer_type: 'INSTANCE' } },
+        {
+          method: 'PUT',
+          path: `/allocations/${random.uuid()}`,
+          version: '1.37',
+          json: { allocations: {}, project_id: 'p', user_id: 'u', consumer_generation: null, consumer_type: 'INSTANCE' },
+        },
       ];
       yield { request: random.pick(requests) };
       return;
@@ -782,13 +967,32 @@ function* hostile(context: Context): Operation {
       const number = random.pick(ODD_NUMBERS);
       const field = random.pick(['total', 'reserved', 'min_unit', 'max_unit', 'step_size', 'allocation_ratio']);
       const requests: DiffRequest[] = [
-        { method: 'PUT', path: `/resource_providers/${uuid}/inventories/VCPU`, version: '1.26', json: { resource_provider_generation: 0, total: 8, [field]: number } },
-        { method: 'POST', path: `/resource_providers/${uuid}/inventories`, version: '1.0', json: { resource_provider_generation: 0, resource_class: 'DISK_GB', total: 8, [field]: number } },
-        { method: 'PUT', path: `/allocations/${random.uuid()}`, version: '1.28', json: { allocations: { [uuid]: { resources: { VCPU: number } } }, project_id: 'p', user_id: 'u', consumer_generation: null } },
+        {
+          method: 'PUT',
+          path: `/resource_providers/${uuid}/inventories/VCPU`,
+          version: '1.26',
+          json: { resource_provider_generation: 0, total: 8, [field]: number },
+        },
+        {
+          method: 'POST',
+          path: `/resource_providers/${uuid}/inventories`,
+          version: '1.0',
+          json: { resource_provider_generation: 0, resource_class: 'DISK_GB', total: 8, [field]: number },
+        },
+        {
+          method: 'PUT',
+          path: `/allocations/${random.uuid()}`,
+          version: '1.28',
+          json: { allocations: { [uuid]: { resources: { VCPU: number } } }, project_id: 'p', user_id: 'u', consumer_generation: null },
+        },
         { method: 'PUT', path: `/resource_providers/${uuid}/traits`, version: '1.6', json: { traits: [], resource_provider_generation: number } },
         { method: 'GET', path: `/allocation_candidates?resources=VCPU:${String(number)}`, version: '1.39' },
         // Only limits that are refused or cut nothing: a cut is checked by the allocation candidates operation, against the unlimited answer.
-        { method: 'GET', path: `/allocation_candidates?resources=VCPU:1&limit=${typeof number === 'number' && Number.isInteger(number) && number > 0 && number < 1000 ? 1000 : String(number)}`, version: '1.39' },
+        {
+          method: 'GET',
+          path: `/allocation_candidates?resources=VCPU:1&limit=${typeof number === 'number' && Number.isInteger(number) && number > 0 && number < 1000 ? 1000 : String(number)}`,
+          version: '1.39',
+        },
       ];
       yield { request: random.pick(requests) };
       return;
@@ -807,18 +1011,41 @@ function* hostile(context: Context): Operation {
     }
     case 'badQuery': {
       const value = random.pick([
-        'resources=VCPU:-1', 'resources=VCPU:abc', 'resources=VCPU', 'resources=', 'resources=VCPU:1&limit=0', 'resources=VCPU:1&limit=-1',
-        'resources=VCPU:1&member_of=in:', 'resources=VCPU:1&required=', 'resources=VCPU:1&required=!', 'resources=VCPU:1&group_policy=bogus',
-        'resources=VCPU:1&bogus=1', 'resources1=VCPU:1', 'resources_=VCPU:1', 'resources=VCPU:1&resources=MEMORY_MB:1', 'resources=NOT_A_CLASS:1',
-        'resources=VCPU:1&required=in:', 'resources=VCPU:1&root_required=in:HW_CPU_X86_AVX2', 'resources=VCPU:1&same_subtree=_X', 'resources=VCPU:1,VCPU:2',
-        'resources=VCPU:1&required=HW_CPU_X86_AVX2,!HW_CPU_X86_AVX2', 'resources=VCPU:1&in_tree=', `resources=VCPU:1&member_of=!${model.aggregates[0]}`,
+        'resources=VCPU:-1',
+        'resources=VCPU:abc',
+        'resources=VCPU',
+        'resources=',
+        'resources=VCPU:1&limit=0',
+        'resources=VCPU:1&limit=-1',
+        'resources=VCPU:1&member_of=in:',
+        'resources=VCPU:1&required=',
+        'resources=VCPU:1&required=!',
+        'resources=VCPU:1&group_policy=bogus',
+        'resources=VCPU:1&bogus=1',
+        'resources1=VCPU:1',
+        'resources_=VCPU:1',
+        'resources=VCPU:1&resources=MEMORY_MB:1',
+        'resources=NOT_A_CLASS:1',
+        'resources=VCPU:1&required=in:',
+        'resources=VCPU:1&root_required=in:HW_CPU_X86_AVX2',
+        'resources=VCPU:1&same_subtree=_X',
+        'resources=VCPU:1,VCPU:2',
+        'resources=VCPU:1&required=HW_CPU_X86_AVX2,!HW_CPU_X86_AVX2',
+        'resources=VCPU:1&in_tree=',
+        `resources=VCPU:1&member_of=!${model.aggregates[0]}`,
       ]);
       const path = random.chance(0.7) ? `/allocation_candidates?${value}` : `/resource_providers?${value}`;
       yield { request: { method: 'GET', path, version: random.pick(['1.39', '1.31', '1.25', '1.10', '1.4']) } };
       return;
     }
     case 'method':
-      yield { request: { method: random.pick(['PATCH', 'OPTIONS', 'POST', 'DELETE'] as const), path: random.pick(['/', '/resource_providers', '/traits', `/resource_providers/${uuid}/usages`, '/allocation_candidates']), version: '1.39' } };
+      yield {
+        request: {
+          method: random.pick(['PATCH', 'OPTIONS', 'POST', 'DELETE'] as const),
+          path: random.pick(['/', '/resource_providers', '/traits', `/resource_providers/${uuid}/usages`, '/allocation_candidates']),
+          version: '1.39',
+        },
+      };
       return;
   }
 }

@@ -90,7 +90,8 @@ const mergedGroupAmounts: UpstreamFault = {
     const ours = ((target.body as { allocation_requests?: Candidate[] }).allocation_requests ?? []) as Candidate[];
     const theirs = ((reference.body as { allocation_requests?: Candidate[] }).allocation_requests ?? []) as Candidate[];
     const problems: string[] = [];
-    for (const candidate of ours) if (!asksForTotals(candidate, totals)) problems.push(`target candidate does not ask for the requested amounts: ${canonical(candidate)}`);
+    for (const candidate of ours)
+      if (!asksForTotals(candidate, totals)) problems.push(`target candidate does not ask for the requested amounts: ${canonical(candidate)}`);
     const ourShapes = new Set(ours.map(shape));
     for (const candidate of theirs) if (!ourShapes.has(shape(candidate))) problems.push(`only reference has a candidate shaped ${shape(candidate)}`);
     const rest = (answer: Normalised): Normalised => ({ ...answer, body: { ...(answer.body as object), allocation_requests: undefined } });

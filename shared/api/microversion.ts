@@ -53,12 +53,16 @@ function parseRequested(text: string): [bigint, bigint] {
   const parts = [text.slice(0, text.includes('.') ? text.indexOf('.') : undefined), ...(text.includes('.') ? [text.slice(text.indexOf('.') + 1)] : [])];
   const numbers = parts.map((part) => {
     if (!PYTHON_INT.test(part)) {
-      throw new HttpError(400, `Invalid microversion: invalid version string: ${text}; invalid literal for int() with base 10: ${pyRepr(part)}`, { versioned: false });
+      throw new HttpError(400, `Invalid microversion: invalid version string: ${text}; invalid literal for int() with base 10: ${pyRepr(part)}`, {
+        versioned: false,
+      });
     }
     return BigInt(part.trim().replace(/_/g, ''));
   });
   if (numbers.length === 1) {
-    throw new HttpError(400, `Invalid microversion: invalid version string: ${text}; Version.__new__() missing 1 required positional argument: 'minor'`, { versioned: false });
+    throw new HttpError(400, `Invalid microversion: invalid version string: ${text}; Version.__new__() missing 1 required positional argument: 'minor'`, {
+      versioned: false,
+    });
   }
   return [numbers[0], numbers[1]];
 }

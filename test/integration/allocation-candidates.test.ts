@@ -101,7 +101,10 @@ describe('GET /allocation_candidates on DynamoDB Local', () => {
     const addresses = await createProvider('shared-addresses', { IPV4_ADDRESS: { total: 8 } });
     const current = await api('GET', `/resource_providers/${addresses}`);
     await api('PUT', `/resource_providers/${addresses}/aggregates`, { aggregates: [AGGREGATE], resource_provider_generation: current.body.generation });
-    await api('PUT', `/resource_providers/${addresses}/traits`, { traits: ['MISC_SHARES_VIA_AGGREGATE'], resource_provider_generation: current.body.generation + 1 });
+    await api('PUT', `/resource_providers/${addresses}/traits`, {
+      traits: ['MISC_SHARES_VIA_AGGREGATE'],
+      resource_provider_generation: current.body.generation + 1,
+    });
 
     // Nothing is left for the walk's filter to require but the root traits (it once named an unused attribute: a 500).
     const response = await api('GET', '/allocation_candidates?resources=IPV4_ADDRESS:1&root_required=!COMPUTE_STATUS_DISABLED');

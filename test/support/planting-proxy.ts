@@ -29,7 +29,11 @@ export interface PlantingProxy {
 function reorder(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(reorder).reverse();
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, reorder(item)]).reverse());
+    return Object.fromEntries(
+      Object.entries(value)
+        .map(([key, item]) => [key, reorder(item)])
+        .reverse(),
+    );
   }
   return value;
 }
@@ -93,7 +97,10 @@ export async function startPlantingProxy(target: string, plants: Plant[]): Promi
                 return [name.toUpperCase(), value];
               })
               .reverse();
-            const bytes = Buffer.from(text.replace(/req-[0-9a-f-]{36}/g, () => `req-${randomUUID()}`), 'utf8');
+            const bytes = Buffer.from(
+              text.replace(/req-[0-9a-f-]{36}/g, () => `req-${randomUUID()}`),
+              'utf8',
+            );
             outgoing.writeHead(status, [...varied.flat(), 'content-length', String(bytes.length), 'date', new Date(0).toUTCString()]);
             outgoing.end(bytes);
           });

@@ -22,25 +22,50 @@ function differences(a: Answer, b: Answer, ignoredTraits?: Set<string>): string[
 
 describe('the differential tester ignores what the API does not promise', () => {
   it('request ids, dates, its own base URL, transport headers, header case', () => {
-    const a = answer(201, { errors: [{ request_id: 'req-0b9e5c9a-5d43-4d43-9d7a-111111111111' }] }, {
-      'x-openstack-request-id': 'req-0b9e5c9a-5d43-4d43-9d7a-111111111111',
-      'last-modified': 'Mon, 23 Nov 2026 18:00:00 GMT',
-      location: `http://127.0.0.1:1/resource_providers/${RP1}`,
-      date: 'Mon, 23 Nov 2026 18:00:00 GMT',
-      'content-length': '10',
-    });
-    const b = answer(201, { errors: [{ request_id: 'req-aaaaaaaa-5d43-4d43-9d7a-222222222222' }] }, {
-      'X-OpenStack-Request-Id': 'req-aaaaaaaa-5d43-4d43-9d7a-222222222222',
-      'Last-Modified': 'Tue, 24 Nov 2026 01:02:03 GMT',
-      Location: `http://127.0.0.1:2/resource_providers/${RP1}`,
-      connection: 'keep-alive',
-    });
+    const a = answer(
+      201,
+      { errors: [{ request_id: 'req-0b9e5c9a-5d43-4d43-9d7a-111111111111' }] },
+      {
+        'x-openstack-request-id': 'req-0b9e5c9a-5d43-4d43-9d7a-111111111111',
+        'last-modified': 'Mon, 23 Nov 2026 18:00:00 GMT',
+        location: `http://127.0.0.1:1/resource_providers/${RP1}`,
+        date: 'Mon, 23 Nov 2026 18:00:00 GMT',
+        'content-length': '10',
+      },
+    );
+    const b = answer(
+      201,
+      { errors: [{ request_id: 'req-aaaaaaaa-5d43-4d43-9d7a-222222222222' }] },
+      {
+        'X-OpenStack-Request-Id': 'req-aaaaaaaa-5d43-4d43-9d7a-222222222222',
+        'Last-Modified': 'Tue, 24 Nov 2026 01:02:03 GMT',
+        Location: `http://127.0.0.1:2/resource_providers/${RP1}`,
+        connection: 'keep-alive',
+      },
+    );
     expect(differences(a, b)).toEqual([]);
   });
 
   it('the order of lists and object keys, and the layout of the JSON', () => {
-    const a = answer(200, { resource_providers: [{ uuid: RP1, links: [{ rel: 'self' }, { rel: 'traits' }] }, { uuid: RP2, links: [] }] });
-    const b: Answer = { ...answer(200, {}), text: JSON.stringify({ resource_providers: [{ links: [], uuid: RP2 }, { links: [{ rel: 'traits' }, { rel: 'self' }], uuid: RP1 }] }, null, 2) };
+    const a = answer(200, {
+      resource_providers: [
+        { uuid: RP1, links: [{ rel: 'self' }, { rel: 'traits' }] },
+        { uuid: RP2, links: [] },
+      ],
+    });
+    const b: Answer = {
+      ...answer(200, {}),
+      text: JSON.stringify(
+        {
+          resource_providers: [
+            { links: [], uuid: RP2 },
+            { links: [{ rel: 'traits' }, { rel: 'self' }], uuid: RP1 },
+          ],
+        },
+        null,
+        2,
+      ),
+    };
     expect(differences(a, b)).toEqual([]);
   });
 
@@ -53,22 +78,35 @@ describe('the differential tester ignores what the API does not promise', () => 
   });
 
   it('standard traits only the newer catalog has', () => {
-    expect(differences(answer(200, { traits: ['HW_CPU_X86_AVX2'] }), answer(200, { traits: ['HW_CPU_X86_AVX2', 'HW_NEWER'] }), new Set(['HW_NEWER']))).toEqual([]);
+    expect(differences(answer(200, { traits: ['HW_CPU_X86_AVX2'] }), answer(200, { traits: ['HW_CPU_X86_AVX2', 'HW_NEWER'] }), new Set(['HW_NEWER']))).toEqual(
+      [],
+    );
   });
 });
 
 describe('the differential tester reports every real difference', () => {
   it('a status, a header value, a missing header, one field, one list item', () => {
     expect(differences(answer(200, {}), answer(201, {}))).toEqual(['status: reference 200, target 201']);
-    expect(differences(answer(200, {}, { vary: 'openstack-api-version' }), answer(200, {}))).toEqual(['headers.vary: reference "openstack-api-version", target (absent)']);
+    expect(differences(answer(200, {}, { vary: 'openstack-api-version' }), answer(200, {}))).toEqual([
+      'headers.vary: reference "openstack-api-version", target (absent)',
+    ]);
     expect(differences(answer(200, {}, { 'cache-control': 'no-cache' }), answer(200, {}, { 'cache-control': 'no-store' }))).toHaveLength(1);
-    expect(differences(answer(200, { generation: 1, name: 'a' }), answer(200, { generation: 2, name: 'a' }))).toEqual(['body.generation: reference 1, target 2']);
+    expect(differences(answer(200, { generation: 1, name: 'a' }), answer(200, { generation: 2, name: 'a' }))).toEqual([
+      'body.generation: reference 1, target 2',
+    ]);
     expect(differences(answer(200, { traits: ['A', 'B', 'C'] }), answer(200, { traits: ['A', 'C'] }))).toEqual(['body.traits[]: only reference has "B"']);
   });
 
   it('a date that is not a date, a request id that is not one, the text of an error', () => {
-    expect(differences(answer(200, {}, { 'last-modified': 'Mon, 23 Nov 2026 18:00:00 GMT' }), answer(200, {}, { 'last-modified': 'yesterday' }))).toHaveLength(1);
-    expect(differences(answer(200, {}, { 'x-openstack-request-id': 'req-0b9e5c9a-5d43-4d43-9d7a-111111111111' }), answer(200, {}, { 'x-openstack-request-id': '42' }))).toHaveLength(1);
+    expect(differences(answer(200, {}, { 'last-modified': 'Mon, 23 Nov 2026 18:00:00 GMT' }), answer(200, {}, { 'last-modified': 'yesterday' }))).toHaveLength(
+      1,
+    );
+    expect(
+      differences(
+        answer(200, {}, { 'x-openstack-request-id': 'req-0b9e5c9a-5d43-4d43-9d7a-111111111111' }),
+        answer(200, {}, { 'x-openstack-request-id': '42' }),
+      ),
+    ).toHaveLength(1);
     expect(differences(answer(406, 'Only application/json is provided'), answer(406, 'Only JSON is provided'))).toHaveLength(1);
   });
 
@@ -83,16 +121,26 @@ describe('limited candidates are checked against the unlimited answer', () => {
   const normalised = (body: unknown) => normaliseAnswer(answer(200, body), reference);
   const all = normalised({ allocation_requests: [candidate(RP1), candidate(RP3)], provider_summaries: { [RP1]: summary, [RP2]: summary, [RP3]: summary } });
   // RP2 is a child of RP1: its summary stays with RP1's candidate.
-  const roots = new Map([[RP1, RP1], [RP2, RP1], [RP3, RP3]]);
+  const roots = new Map([
+    [RP1, RP1],
+    [RP2, RP1],
+    [RP3, RP3],
+  ]);
 
   it('accepts any valid subset with the summaries of its trees', () => {
     expect(checkLimited(normalised({ allocation_requests: [candidate(RP3)], provider_summaries: { [RP3]: summary } }), all, 1, roots)).toEqual([]);
-    expect(checkLimited(normalised({ allocation_requests: [candidate(RP1)], provider_summaries: { [RP1]: summary, [RP2]: summary } }), all, 1, roots)).toEqual([]);
+    expect(checkLimited(normalised({ allocation_requests: [candidate(RP1)], provider_summaries: { [RP1]: summary, [RP2]: summary } }), all, 1, roots)).toEqual(
+      [],
+    );
   });
 
   it('reports a candidate the unlimited answer does not have, a wrong count, wrong summaries', () => {
-    expect(checkLimited(normalised({ allocation_requests: [candidate(RP2)], provider_summaries: {} }), all, 1, roots).join(' ')).toContain('candidate not in the unlimited answer');
-    expect(checkLimited(normalised({ allocation_requests: [candidate(RP1), candidate(RP3)], provider_summaries: {} }), all, 1, roots).join(' ')).toContain('2 candidates, expected 1');
+    expect(checkLimited(normalised({ allocation_requests: [candidate(RP2)], provider_summaries: {} }), all, 1, roots).join(' ')).toContain(
+      'candidate not in the unlimited answer',
+    );
+    expect(checkLimited(normalised({ allocation_requests: [candidate(RP1), candidate(RP3)], provider_summaries: {} }), all, 1, roots).join(' ')).toContain(
+      '2 candidates, expected 1',
+    );
     expect(checkLimited(normalised({ allocation_requests: [candidate(RP3)], provider_summaries: { [RP3]: summary, [RP1]: summary } }), all, 1, roots)).toEqual([
       `provider_summaries.${RP1}: reference (absent), target ${JSON.stringify(summary)}`,
     ]);
@@ -118,9 +166,18 @@ describe("upstream's faults are allowed for narrowly", () => {
 
   it('inflated amounts of merged groups: the target must ask for exactly what was requested', () => {
     const path = '/allocation_candidates?resources=VCPU:2&resources1=VCPU:2';
-    const upstream = { allocation_requests: [{ allocations: { [RP1]: { resources: { VCPU: 6 } } }, mappings: { '': [RP1], '1': [RP1] } }], provider_summaries: {} };
-    const right = { allocation_requests: [{ allocations: { [RP1]: { resources: { VCPU: 4 } } }, mappings: { '': [RP1], '1': [RP1] } }], provider_summaries: {} };
-    const wrong = { allocation_requests: [{ allocations: { [RP1]: { resources: { VCPU: 5 } } }, mappings: { '': [RP1], '1': [RP1] } }], provider_summaries: {} };
+    const upstream = {
+      allocation_requests: [{ allocations: { [RP1]: { resources: { VCPU: 6 } } }, mappings: { '': [RP1], '1': [RP1] } }],
+      provider_summaries: {},
+    };
+    const right = {
+      allocation_requests: [{ allocations: { [RP1]: { resources: { VCPU: 4 } } }, mappings: { '': [RP1], '1': [RP1] } }],
+      provider_summaries: {},
+    };
+    const wrong = {
+      allocation_requests: [{ allocations: { [RP1]: { resources: { VCPU: 5 } } }, mappings: { '': [RP1], '1': [RP1] } }],
+      provider_summaries: {},
+    };
     const missing = { allocation_requests: [], provider_summaries: {} };
     expect(tolerate(request(path), answer(200, upstream), answer(200, right))).toEqual([]);
     expect(tolerate(request(path), answer(200, upstream), answer(200, wrong))).toHaveLength(1);

@@ -45,7 +45,7 @@ describe('requestedMicroversion reads versions as upstream (microversion-parse, 
     }
   });
 
-  it('answers 400 with Python\'s reason for malformed ones', () => {
+  it("answers 400 with Python's reason for malformed ones", () => {
     expect(errorOf(() => requestedMicroversion('placement 1.a'))?.message).toBe(
       "Invalid microversion: invalid version string: 1.a; invalid literal for int() with base 10: 'a'",
     );
