@@ -16,6 +16,7 @@ import { resourceClasses, traits } from '../shared/storage/catalog.js';
 import { commit } from '../shared/storage/transaction.js';
 import { listProviderAllocations } from '../shared/storage/consumers.js';
 import { loadProvider } from '../shared/http/provider-lookup.js';
+import { someProviderInEvery } from '../shared/search/candidate-search.js';
 
 const providerPath = (uuid: string) => `/resource_providers/${uuid}`;
 
@@ -52,11 +53,37 @@ function listQuerySchema(request: PlacementRequest) {
   return schemas.LIST_RESOURCE_PROVIDERS_QUERY_1_0;
 }
 
-async function checkNamesExist(names: string[], kind: 'resource class' | 'trait'): Promise<void> {
-  const unknown = await (kind === 'trait' ? traits : resourceClasses).missing(names);
-  if (unknown.length === 0) return;
-  if (kind === 'trait') throw badRequest(`Invalid trait(s) in "required" parameter: No such trait(s): ${unknown.join(', ')}.`);
-  throw badRequest(`Invalid resource class in resources parameter: No such resource class ${unknown[0]}.`);
+const unknownTraits = (names: string[]) => badRequest(`Invalid trait(s) in "required" parameter: No such trait(s): ${names.join(', ')}.`);
+
+/**
+ * Unknown names are 400s, but upstream looks them up as it applies the
+ * filters and stops at one no provider passes, so an unknown name after such
+ * a filter gives an empty list. Its order: in_tree, required traits (then
+ * whether any provider has them), forbidden traits, member_of, resources.
+ * Returns true when the answer is the empty list.
+ */
+async function emptyBeforeUnknownName(
+  inTree: string | undefined,
+  required: ReturnType<typeof parseRequiredTraits>,
+  memberOf: ReturnType<typeof parseMemberOf>,
+  resources: Record<string, number> | undefined,
+): Promise<boolean> {
+  const [missingTraits, missingClasses]: string[][] = await Promise.all([
+    required ? traits.missing([...required.anyOf.flat(), ...required.forbidden]) : [],
+    resources ? resourceClasses.missing(Object.keys(resources)) : [],
+  ]);
+  if (missingTraits.length === 0 && missingClasses.length === 0) return false;
+  if (inTree !== undefined && (await getProvider(inTree)) === undefined) return true;
+  if (required) {
+    const missingRequired = required.anyOf.flat().filter((name) => missingTraits.includes(name));
+    if (missingRequired.length > 0) throw unknownTraits(missingRequired);
+    const anyOf = { anyOf: required.anyOf, forbidden: [] };
+    if (required.anyOf.length > 0 && !(await listProviders()).some((provider) => satisfies(provider.traits, anyOf))) return true;
+    const missingForbidden = required.forbidden.filter((name) => missingTraits.includes(name));
+    if (missingForbidden.length > 0) throw unknownTraits(missingForbidden);
+  }
+  if (memberOf && memberOf.anyOf.length > 0 && !(await someProviderInEvery(memberOf.anyOf))) return true;
+  throw badRequest(`Invalid resource class in resources parameter: No such resource class ${missingClasses[0]}.`);
 }
 
 async function listResourceProviders(request: PlacementRequest) {
@@ -66,8 +93,7 @@ async function listResourceProviders(request: PlacementRequest) {
   const required = parseRequiredTraits(query, request.version);
   const resources = query.has('resources') ? parseResources(query.get('resources')!) : undefined;
   const inTree = query.has('in_tree') ? parseInTree(query.get('in_tree')!) : undefined;
-  if (required) await checkNamesExist([...required.anyOf.flat(), ...required.forbidden], 'trait');
-  if (resources) await checkNamesExist(Object.keys(resources), 'resource class');
+  if (await emptyBeforeUnknownName(inTree, required, memberOf, resources)) return { status: 200, body: { resource_providers: [] }, lastModified: latest([]) };
 
   let candidates: Provider[];
   const uuid = query.get('uuid');

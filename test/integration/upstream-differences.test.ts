@@ -36,6 +36,17 @@ describe('answers as upstream where they once differed', () => {
     expect(listed.body.resource_providers.map((provider: { uuid: string }) => provider.uuid)).toContain(uuid);
   });
 
+  it('lists nothing rather than refusing an unknown forbidden trait when no provider has the required ones', async () => {
+    const uuid = randomUUID();
+    await placement().post('/resource_providers', { name: `lazy-${uuid}`, uuid });
+    const empty = await placement().get('/resource_providers?required=HW_CPU_X86_AVX512VNNI,!CUSTOM_NOT_A_TRAIT');
+    expect(empty.status).toBe(200);
+    expect(empty.body.resource_providers).toEqual([]);
+    const refused = await placement().get('/resource_providers?required=CUSTOM_NOT_A_TRAIT');
+    expect(refused.status).toBe(400);
+    expect((await placement().get(`/resource_providers?in_tree=${randomUUID()}&resources=CUSTOM_NOT_A_CLASS:1`)).body.resource_providers).toEqual([]);
+  });
+
   it('sends no last-modified when updating a child never changed since its creation, and one afterwards', async () => {
     const [root, child] = [randomUUID(), randomUUID()];
     await placement().post('/resource_providers', { name: `lm-root-${root}`, uuid: root });
