@@ -677,8 +677,7 @@ function* reclaim(context: Context): Operation {
   const consumer = someConsumer(context);
   const current = yield { request: { method: 'GET', path: `/allocations/${consumer}`, version: '1.28' } };
   const body = current.reference.body as
-    | { allocations?: Record<string, { resources: Record<string, number> }>; consumer_generation?: number; project_id?: string; user_id?: string }
-    | undefined;
+    { allocations?: Record<string, { resources: Record<string, number> }>; consumer_generation?: number; project_id?: string; user_id?: string } | undefined;
   const allocations = Object.fromEntries(
     Object.entries(body?.allocations ?? {}).map(([uuid, item]) => [
       uuid,
@@ -704,8 +703,7 @@ function* move(context: Context): Operation {
   const instance = someConsumer(context);
   const current = yield { request: { method: 'GET', path: `/allocations/${instance}`, version: '1.28' } };
   const body = current.reference.body as
-    | { allocations?: Record<string, { resources: Record<string, number> }>; consumer_generation?: number; project_id?: string; user_id?: string }
-    | undefined;
+    { allocations?: Record<string, { resources: Record<string, number> }>; consumer_generation?: number; project_id?: string; user_id?: string } | undefined;
   const held = body?.allocations ?? {};
   const project = body?.project_id ?? random.pick(model.projects);
   const user = body?.user_id ?? random.pick(model.users);
