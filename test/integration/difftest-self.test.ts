@@ -6,8 +6,8 @@
  *
  * Upstream comes from PLACEMENT_REFERENCE_URL (a running reference, emptied
  * by the run), else from ../shared/reference/start-reference.sh on a free
- * port. Without either the test is skipped, except under CI (CI=true),
- * where that is a failure.
+ * port. Without either the test is skipped, except under CI (CI=true or
+ * PLACEMENT_REQUIRE_REFERENCE), where that is a failure.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -23,7 +23,8 @@ const canStart = existsSync(`${SCRIPTS}/start-reference.sh`);
 const available = Boolean(process.env.PLACEMENT_REFERENCE_URL) || canStart;
 if (!available) {
   const message = 'difftest self-test: no upstream reference (set PLACEMENT_REFERENCE_URL or provide ../shared/reference/start-reference.sh)';
-  if (process.env.CI === 'true') throw new Error(`${message}; CI needs it`);
+  // .ci/run sets PLACEMENT_REQUIRE_REFERENCE when the reference is at hand.
+  if (process.env.CI === 'true' || process.env.PLACEMENT_REQUIRE_REFERENCE) throw new Error(`${message}; CI needs it`);
   console.warn(`${message}: skipped`);
 }
 
