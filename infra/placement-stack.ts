@@ -68,23 +68,27 @@ export class PlacementStack extends Stack {
         'placement:noauth2',
         'auth=noauth2: anyone who can reach the API can act as admin. For throw-away test deployments only.',
       );
+      // Without it the functions refuse to start with noauth2 (shared/auth/authenticate.ts); only this context sets it.
+      auth.PLACEMENT_ALLOW_NOAUTH2_IN_LAMBDA = 'true';
     }
-    // The authorizer gets the same environment without the table, which it never reads.
-    const authorizerEnvironment = { ...settings.environment, ...auth, PLACEMENT_STAGE: settings.stage };
-    const environment = { ...authorizerEnvironment, PLACEMENT_TABLE_NAME: table.tableName };
+    const common = { ...settings.environment, ...auth, PLACEMENT_STAGE: settings.stage };
+    const environment = { ...common, PLACEMENT_TABLE_NAME: table.tableName };
+    // The authorizer never reads the table; it must know whether API Gateway caches its answers (functions/authorizer.ts).
+    const authorizerEnvironment = { ...common, PLACEMENT_AUTHORIZER_CACHE_SECONDS: String(settings.auth.cacheTtlSeconds) };
+    const logging = { logRetentionDays: settings.logRetentionDays, systemLogLevel: settings.systemLogLevel };
 
     const handlers = new HandlerFunctions(this, 'Handlers', {
       table,
       settings: settings.functions,
       environment,
-      logRetentionDays: settings.logRetentionDays,
+      ...logging,
     });
     const authorizer = new PlacementFunction(this, 'Authorizer', {
       entry: AUTHORIZER_ENTRY,
       description: 'Placement X-Auth-Token authorizer',
       settings: settings.functions.authorizer,
       environment: authorizerEnvironment,
-      logRetentionDays: settings.logRetentionDays,
+      ...logging,
     });
     secret?.grantRead(authorizer);
 
@@ -94,6 +98,8 @@ export class PlacementStack extends Stack {
       authorizer,
       authorizerCacheTtlSeconds: settings.auth.cacheTtlSeconds,
       corsPreflight: Boolean(settings.environment.PLACEMENT_CORS_ALLOWED_ORIGIN),
+      throttle: settings.throttle,
+      logRetentionDays: settings.logRetentionDays,
     });
 
     this.seedStandardCatalogs(table, settings);
@@ -135,6 +141,7 @@ export class PlacementStack extends Stack {
       settings: { memoryMb: 512, timeoutSeconds: 300 },
       environment: { PLACEMENT_TABLE_NAME: table.tableName },
       logRetentionDays: settings.logRetentionDays,
+      systemLogLevel: settings.systemLogLevel,
     });
     table.grantReadWriteData(seeder);
     const provider = new Provider(this, 'CatalogSeederProvider', {

@@ -5,12 +5,39 @@
  */
 import type { Node } from 'constructs';
 import { ROUTES, type HandlerName } from '../shared/http/routes.js';
+import { brakesFor, type RegionSize } from './brakes.js';
 
 /** One Lambda function per handler family the route table names. */
 export const HANDLER_FAMILIES: readonly HandlerName[] = [...new Set(ROUTES.map((route) => route.handler))];
 
-/** Every function sized by context: the handler families and the authorizer. */
-export type FunctionName = HandlerName | 'authorizer';
+/** Every function sized by context: the handler families, the authorizer, and the function-URL front door's router. */
+export type FunctionName = HandlerName | 'authorizer' | 'router';
+
+/** What clients reach: API Gateway's HTTP API (the default), or one Lambda function URL on a router function. */
+export type FrontDoor = 'httpApi' | 'functionUrl';
+const FRONT_DOORS: readonly FrontDoor[] = ['httpApi', 'functionUrl'];
+
+/** Lambda's own log lines (START, END, REPORT are INFO): WARN keeps them out of the bill. */
+export type SystemLogLevel = 'DEBUG' | 'INFO' | 'WARN';
+const SYSTEM_LOG_LEVELS: readonly SystemLogLevel[] = ['DEBUG', 'INFO', 'WARN'];
+
+/**
+ * Variables the stack sets itself: the context's `environment` may not
+ * override them (the auth strategy and its noauth2 guard follow the `auth`
+ * context only), and service credentials never go into an environment.
+ */
+const STACK_VARIABLES = [
+  'PLACEMENT_TABLE_NAME',
+  'PLACEMENT_STAGE',
+  'PLACEMENT_AUTH_STRATEGY',
+  'PLACEMENT_ALLOW_NOAUTH2_IN_LAMBDA',
+  'PLACEMENT_AUTHORIZER_CACHE_SECONDS',
+  'PLACEMENT_KEYSTONE_URL',
+  'PLACEMENT_KEYSTONE_SECRET_ARN',
+  'PLACEMENT_KEYSTONE_USERNAME',
+  'PLACEMENT_KEYSTONE_PASSWORD',
+  'PLACEMENT_METRICS',
+];
 
 export interface FunctionSettings {
   memoryMb: number;
@@ -23,7 +50,11 @@ export interface PlacementSettings {
   stage: string;
   regions: string[];
   account?: string;
+  frontDoor: FrontDoor;
   functions: Record<FunctionName, FunctionSettings>;
+  /** The region the brakes are sized for, and the API stage's limits (infra/brakes.ts). */
+  region: RegionSize;
+  throttle: { rateLimit: number; burstLimit: number };
   auth: {
     strategy: 'keystone' | 'noauth2';
     keystoneUrl?: string;
@@ -35,6 +66,7 @@ export interface PlacementSettings {
   /** Extra PLACEMENT_* variables for the handlers (policy enforcement, CORS, log level...). */
   environment: Record<string, string>;
   logRetentionDays: number;
+  systemLogLevel: SystemLogLevel;
   alarms: { serverErrorPercent: number; p99LatencyMs: number; email?: string };
   /** The scheduled capacity function (infra/constructs/capacity.ts); off: no function, schedule or widgets. */
   capacityMetrics: { enabled: boolean; everyMinutes: number };
@@ -47,15 +79,17 @@ export interface PlacementSettings {
  * (1769 MB is one vCPU). CRUD calls spend most of their 10-40 ms waiting on
  * DynamoDB: 512 MB. The candidate search computes for most of its 60 ms
  * (p50 at 100 nodes) and grows with the cloud: 1536 MB. The authorizer is a
- * 7 KB bundle that waits on Keystone: 256 MB.
+ * 7 KB bundle that waits on Keystone: 256 MB. The function-URL router serves
+ * every family from one pool, so one size for all: 1024 MB, twice a CRUD
+ * family's CPU and two thirds of the search's.
  */
-const DEFAULT_MEMORY_MB: Partial<Record<FunctionName, number>> = { 'allocation-candidates': 1536, authorizer: 256 };
+const DEFAULT_MEMORY_MB: Partial<Record<FunctionName, number>> = { 'allocation-candidates': 1536, authorizer: 256, router: 1024 };
 const BASE_MEMORY_MB = 512;
 /** API Gateway gives up after 30 s; CRUD calls take milliseconds, the search and reshaper may take seconds. */
-const DEFAULT_TIMEOUT_SECONDS: Partial<Record<FunctionName, number>> = { 'allocation-candidates': 29, reshaper: 29, authorizer: 10 };
+const DEFAULT_TIMEOUT_SECONDS: Partial<Record<FunctionName, number>> = { 'allocation-candidates': 29, reshaper: 29, authorizer: 10, router: 29 };
 const BASE_TIMEOUT_SECONDS = 10;
 
-const FUNCTION_NAMES: readonly FunctionName[] = [...HANDLER_FAMILIES, 'authorizer'];
+const FUNCTION_NAMES: readonly FunctionName[] = [...HANDLER_FAMILIES, 'authorizer', 'router'];
 
 class ContextReader {
   constructor(private readonly node: Node) {}
@@ -102,8 +136,11 @@ class ContextReader {
     return number;
   }
 
-  /** A number for every function, or an object of per-function numbers (key `default` for the rest). */
-  perFunction(key: string, fallback: (name: FunctionName) => number | undefined, min: number): Record<FunctionName, number | undefined> {
+  /**
+   * A number for every function, or an object of per-function numbers (key
+   * `default` for the rest). Where `none` is allowed it means no value at all.
+   */
+  perFunction(key: string, fallback: (name: FunctionName) => number | undefined, min: number, allowNone = false): Record<FunctionName, number | undefined> {
     const value = this.raw(key);
     const overrides: Record<string, unknown> =
       value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : value === undefined ? {} : { default: value };
@@ -111,10 +148,18 @@ class ContextReader {
     if (unknown.length > 0) throw new Error(`context ${key}: unknown function ${unknown.join(', ')} (known: ${FUNCTION_NAMES.join(', ')})`);
     return Object.fromEntries(
       FUNCTION_NAMES.map((name) => {
-        const chosen = overrides[name] ?? overrides.default;
-        return [name, chosen === undefined ? fallback(name) : this.toNumber(`${key}.${name}`, chosen, min)];
+        const chosen = Object.hasOwn(overrides, name) ? overrides[name] : overrides.default;
+        if (chosen === undefined) return [name, fallback(name)];
+        if (allowNone && chosen === 'none') return [name, undefined];
+        return [name, this.toNumber(`${key}.${name}`, chosen, min)];
       }),
     ) as Record<FunctionName, number | undefined>;
+  }
+
+  oneOf<T extends string>(key: string, allowed: readonly T[], fallback: T): T {
+    const value = this.string(key) ?? fallback;
+    if (!allowed.includes(value as T)) throw new Error(`context ${key}: one of ${allowed.join(', ')}, not ${value}`);
+    return value as T;
   }
 }
 
@@ -134,15 +179,26 @@ export function readSettings(node: Node): PlacementSettings {
   }
   if (new Set(regions).size !== regions.length) throw new Error('context regions: a region is listed twice');
 
+  const strategy = context.string('auth') ?? 'keystone';
+  if (strategy !== 'keystone' && strategy !== 'noauth2') throw new Error(`context auth: "keystone" or "noauth2", not ${strategy}`);
+  const cacheTtlSeconds = context.number('authorizerCacheTtlSeconds', 60, 0, 3600);
+
+  const region = { computeNodes: context.number('computeNodes', 1000, 1), instancesPerNode: context.number('instancesPerNode', 30, 0) };
+  const brakes = brakesFor(region, HANDLER_FAMILIES, cacheTtlSeconds);
+  const rateLimit = context.number('throttleRateLimit', brakes.rateLimit, 1);
+  const throttle = { rateLimit, burstLimit: context.number('throttleBurstLimit', brakes.burstLimit, 0) };
+
   const memory = context.perFunction('memoryMb', (name) => DEFAULT_MEMORY_MB[name] ?? BASE_MEMORY_MB, 128);
   const timeout = context.perFunction('timeoutSeconds', (name) => DEFAULT_TIMEOUT_SECONDS[name] ?? BASE_TIMEOUT_SECONDS, 1);
-  const reserved = context.perFunction('reservedConcurrency', () => undefined, 0);
+  const reserved = context.perFunction(
+    'reservedConcurrency',
+    (name) => (name === 'authorizer' ? brakes.authorizerConcurrency : name === 'router' ? brakes.routerConcurrency : brakes.concurrency[name]),
+    0,
+    true,
+  );
   const functions = Object.fromEntries(
     FUNCTION_NAMES.map((name) => [name, { memoryMb: memory[name]!, timeoutSeconds: timeout[name]!, reservedConcurrency: reserved[name] }]),
   ) as Record<FunctionName, FunctionSettings>;
-
-  const strategy = context.string('auth') ?? 'keystone';
-  if (strategy !== 'keystone' && strategy !== 'noauth2') throw new Error(`context auth: "keystone" or "noauth2", not ${strategy}`);
 
   const environment = context.raw('environment') ?? {};
   if (typeof environment !== 'object' || environment === null || Array.isArray(environment)) {
@@ -151,6 +207,8 @@ export function readSettings(node: Node): PlacementSettings {
   for (const [name, value] of Object.entries(environment)) {
     if (!name.startsWith('PLACEMENT_') || typeof value !== 'string')
       throw new Error(`context environment: ${name} must be a PLACEMENT_* variable with a string value`);
+    if (STACK_VARIABLES.includes(name))
+      throw new Error(`context environment: the stack sets ${name} itself (see the auth, keystoneUrl and keystoneSecret contexts)`);
   }
 
   const capacityMinutes = context.number('capacityMetricsMinutes', 5, 1, 1440);
@@ -160,15 +218,19 @@ export function readSettings(node: Node): PlacementSettings {
     stage,
     regions,
     account: context.string('account') ?? process.env.CDK_DEFAULT_ACCOUNT,
+    frontDoor: context.oneOf('frontDoor', FRONT_DOORS, 'httpApi'),
     functions,
+    region,
+    throttle,
     auth: {
       strategy,
       keystoneUrl: context.string('keystoneUrl'),
       keystoneSecret: context.string('keystoneSecret'),
-      cacheTtlSeconds: context.number('authorizerCacheTtlSeconds', 60, 0, 3600),
+      cacheTtlSeconds,
     },
     environment: environment as Record<string, string>,
     logRetentionDays: context.number('logRetentionDays', 30, 1),
+    systemLogLevel: context.oneOf('systemLogLevel', SYSTEM_LOG_LEVELS, 'WARN'),
     alarms: {
       serverErrorPercent: context.number('serverErrorAlarmPercent', 1),
       p99LatencyMs: context.number('p99LatencyAlarmMs', 1000, 1),

@@ -36,6 +36,18 @@ export const config = {
   get authStrategy(): string {
     return process.env.PLACEMENT_AUTH_STRATEGY || 'noauth2';
   },
+  /** Running as a Lambda function (Lambda sets this variable). */
+  get inLambda(): boolean {
+    return process.env.AWS_LAMBDA_FUNCTION_NAME !== undefined;
+  },
+  /** noauth2 makes every caller an admin: in Lambda only when the deployment asked for it (the stack's `auth=noauth2`). */
+  get allowNoauth2InLambda(): boolean {
+    return process.env.PLACEMENT_ALLOW_NOAUTH2_IN_LAMBDA === 'true';
+  },
+  /** How long API Gateway caches the authorizer's answers (the stack sets it on the authorizer; 0: not at all). */
+  get authorizerCacheSeconds(): number {
+    return Number(process.env.PLACEMENT_AUTHORIZER_CACHE_SECONDS ?? 0);
+  },
   get keystoneUrl(): string | undefined {
     return process.env.PLACEMENT_KEYSTONE_URL || undefined;
   },
@@ -105,6 +117,6 @@ export const config = {
   },
   /** Write an embedded-metric record per request to stdout: on in Lambda, where CloudWatch reads it, off elsewhere unless asked. */
   get metrics(): boolean {
-    return process.env.PLACEMENT_METRICS ? flag('PLACEMENT_METRICS') : process.env.AWS_LAMBDA_FUNCTION_NAME !== undefined;
+    return process.env.PLACEMENT_METRICS ? flag('PLACEMENT_METRICS') : this.inLambda;
   },
 };

@@ -3,17 +3,39 @@
  * (shared/http/routes.ts), integrated with its family's function, plus a
  * $default route to the root function so that unknown paths and methods get
  * Placement's own 404 and 405. Every route but the public version document
- * goes through the authorizer.
+ * goes through the authorizer. The one stage is throttled (infra/brakes.ts)
+ * and writes an access log.
  */
 import { Duration } from 'aws-cdk-lib';
-import { HttpApi, HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import { HttpApi, HttpMethod, HttpRoute, HttpRouteKey, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ROUTES, type HandlerName } from '../../shared/http/routes.js';
 
 export const AUTH_TOKEN_IDENTITY_SOURCE = '$request.header.X-Auth-Token';
+
+/**
+ * The access log: one JSON line per request, as small as it can be while
+ * it still says who asked what, how it was answered and why API Gateway
+ * refused it (authorizer or integration error). `user` is the Keystone user
+ * the authorizer found. The time is the log event's own.
+ */
+export const ACCESS_LOG_FORMAT = JSON.stringify({
+  requestId: '$context.requestId',
+  ip: '$context.identity.sourceIp',
+  method: '$context.httpMethod',
+  route: '$context.routeKey',
+  status: '$context.status',
+  ms: '$context.responseLatency',
+  bytes: '$context.responseLength',
+  user: '$context.authorizer.userId',
+  authError: '$context.authorizer.error',
+  error: '$context.integrationErrorMessage',
+});
 
 export interface PlacementApiProps {
   apiName: string;
@@ -23,14 +45,26 @@ export interface PlacementApiProps {
   authorizerCacheTtlSeconds: number;
   /** CORS is configured: browsers' preflight requests carry no token and must reach the handlers' CORS middleware unauthenticated. */
   corsPreflight: boolean;
+  /** The stage's steady requests per second and token-bucket size; beyond them API Gateway answers 429. */
+  throttle: { rateLimit: number; burstLimit: number };
+  logRetentionDays: number;
 }
 
 export class PlacementApi extends Construct {
   readonly httpApi: HttpApi;
+  readonly accessLogs: LogGroup;
 
   constructor(scope: Construct, id: string, props: PlacementApiProps) {
     super(scope, id);
-    this.httpApi = new HttpApi(this, 'HttpApi', { apiName: props.apiName, description: 'OpenStack Placement API' });
+    this.httpApi = new HttpApi(this, 'HttpApi', { apiName: props.apiName, description: 'OpenStack Placement API', createDefaultStage: false });
+    this.accessLogs = new LogGroup(this, 'AccessLogs', { retention: props.logRetentionDays as RetentionDays });
+    // The stage API Gateway would create, with the same id, plus the brakes and the access log.
+    new HttpStage(this.httpApi, 'DefaultStage', {
+      httpApi: this.httpApi,
+      autoDeploy: true,
+      throttle: props.throttle,
+      accessLogSettings: { destination: new LogGroupLogDestination(this.accessLogs), format: AccessLogFormat.custom(ACCESS_LOG_FORMAT) },
+    });
 
     const caching = props.authorizerCacheTtlSeconds > 0;
     const authorizer = new HttpLambdaAuthorizer('Authorizer', props.authorizer, {

@@ -95,9 +95,18 @@ export function keystone(): Keystone {
   return keystoneClient;
 }
 
-/** Throws at start on an authentication configuration that could not serve a single request. */
+/**
+ * Throws at start on an authentication configuration that could not serve a
+ * single request, or that would make every caller an admin in AWS: noauth2
+ * inside Lambda unless the deployment explicitly asked for it.
+ */
 export function checkAuthConfiguration(): void {
   if (authStrategy() === 'keystone') keystone();
+  else if (config.inLambda && !config.allowNoauth2InLambda) {
+    throw new Error(
+      'PLACEMENT_AUTH_STRATEGY is noauth2 (every caller is an admin) inside Lambda; deploy with auth=keystone, or with the auth=noauth2 context for a throw-away test deployment',
+    );
+  }
 }
 
 export async function authenticateHeaders(header: HeaderLookup): Promise<AuthOutcome> {

@@ -88,12 +88,95 @@ describe('the functions', () => {
   it('take memory, timeout and reserved concurrency from context, per function or for all', () => {
     const {
       templates: [custom],
-    } = synth({ regions: 'us-east-1', memoryMb: '{"default": 1024, "allocations": 2048}', timeoutSeconds: 20, reservedConcurrency: '{"allocations": 50}' });
+    } = synth({
+      regions: 'us-east-1',
+      memoryMb: '{"default": 1024, "allocations": 2048}',
+      timeoutSeconds: 20,
+      reservedConcurrency: '{"allocations": 50, "traits": "none"}',
+    });
     const byFamily = (family: string) =>
       placementFunctions(custom).find(([, fn]) => fn.Properties.Description === `Placement ${family} handler`)![1].Properties;
     expect(byFamily('allocations')).toMatchObject({ MemorySize: 2048, Timeout: 20, ReservedConcurrentExecutions: 50 });
     expect(byFamily('traits')).toMatchObject({ MemorySize: 1024, Timeout: 20 });
     expect(byFamily('traits').ReservedConcurrentExecutions).toBeUndefined();
+    expect(byFamily('usages').ReservedConcurrentExecutions).toBe(10);
+  });
+
+  it("write JSON logs without Lambda's per-request START, END and REPORT lines", () => {
+    for (const [, fn] of placementFunctions()) {
+      expect(fn.Properties.LoggingConfig).toEqual({
+        LogFormat: 'JSON',
+        SystemLogLevel: 'WARN',
+        // Our metric records carry no level, which Lambda files as INFO.
+        ApplicationLogLevel: 'INFO',
+        LogGroup: { Ref: expect.stringMatching(/Logs/) },
+      });
+    }
+    const {
+      templates: [verbose],
+    } = synth({ regions: 'us-east-1', systemLogLevel: 'INFO' });
+    for (const [, fn] of placementFunctions(verbose)) expect(fn.Properties.LoggingConfig.SystemLogLevel).toBe('INFO');
+  });
+});
+
+describe('brakes on abusive load', () => {
+  const [[, stage]] = resources(template, 'AWS::ApiGatewayV2::Stage');
+  const byDescription = (t: typeof template, description: string) =>
+    placementFunctions(t).find(([, fn]) => fn.Properties.Description === description)![1].Properties;
+
+  it('throttle the one stage at twice the steady rate of a 1,000-node region, or as the context says', () => {
+    expect(stage!.Properties).toMatchObject({
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: 1100, ThrottlingBurstLimit: 2200 },
+    });
+    const {
+      templates: [small],
+    } = synth({ regions: 'us-east-1', computeNodes: 100, throttleBurstLimit: 500 });
+    const [[, smallStage]] = resources(small!, 'AWS::ApiGatewayV2::Stage');
+    expect(smallStage!.Properties.DefaultRouteSettings).toEqual({ ThrottlingRateLimit: 150, ThrottlingBurstLimit: 500 });
+    expect(() => synth({ regions: 'us-east-1', throttleRateLimit: 0 })).toThrow(/throttleRateLimit/);
+  });
+
+  it('reserve concurrency for each function from its share of the load', () => {
+    expect(byDescription(template, 'Placement allocations handler').ReservedConcurrentExecutions).toBe(54);
+    for (const family of HANDLER_FAMILIES.filter((name) => name !== 'allocations')) {
+      expect(byDescription(template, `Placement ${family} handler`).ReservedConcurrentExecutions, family).toBe(10);
+    }
+    expect(byDescription(template, 'Placement X-Auth-Token authorizer').ReservedConcurrentExecutions).toBe(10);
+  });
+
+  it("log every request as one JSON line, kept as long as the functions' logs", () => {
+    const logGroupId = stage!.Properties.AccessLogSettings.DestinationArn['Fn::GetAtt'][0];
+    expect(template.toJSON().Resources[logGroupId]).toMatchObject({ Type: 'AWS::Logs::LogGroup', Properties: { RetentionInDays: 30 } });
+    const format = JSON.parse(stage!.Properties.AccessLogSettings.Format);
+    expect(format).toMatchObject({
+      requestId: '$context.requestId',
+      route: '$context.routeKey',
+      status: '$context.status',
+      authError: '$context.authorizer.error',
+    });
+  });
+
+  it('let the authorizer know whether API Gateway caches its answers', () => {
+    const authorizer = byDescription(template, 'Placement X-Auth-Token authorizer');
+    expect(authorizer.Environment.Variables.PLACEMENT_AUTHORIZER_CACHE_SECONDS).toBe('60');
+    const {
+      templates: [uncached],
+    } = synth({ regions: 'us-east-1', authorizerCacheTtlSeconds: 0 });
+    expect(byDescription(uncached!, 'Placement X-Auth-Token authorizer').Environment.Variables.PLACEMENT_AUTHORIZER_CACHE_SECONDS).toBe('0');
+  });
+
+  it('allow noauth2 in Lambda only through the auth=noauth2 context', () => {
+    for (const [, fn] of placementFunctions()) expect(fn.Properties.Environment.Variables.PLACEMENT_ALLOW_NOAUTH2_IN_LAMBDA).toBeUndefined();
+    const {
+      templates: [open],
+    } = synth({ regions: 'us-east-1', auth: 'noauth2' });
+    for (const [, fn] of placementFunctions(open).filter(([, f]) => !/seeder/.test(f.Properties.Description))) {
+      expect(fn.Properties.Environment.Variables).toMatchObject({ PLACEMENT_AUTH_STRATEGY: 'noauth2', PLACEMENT_ALLOW_NOAUTH2_IN_LAMBDA: 'true' });
+    }
+    expect(() => synth({ regions: 'us-east-1', environment: '{"PLACEMENT_ALLOW_NOAUTH2_IN_LAMBDA": "true"}' })).toThrow(/the stack sets/);
+    expect(() => synth({ regions: 'us-east-1', environment: '{"PLACEMENT_AUTH_STRATEGY": "noauth2"}' })).toThrow(/the stack sets/);
   });
 });
 

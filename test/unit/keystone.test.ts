@@ -1,8 +1,8 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
 import { Keystone, identityFromToken } from '../../shared/auth/keystone.js';
-import { fromAuthorizerContext, noAuthIdentity, toAuthorizerContext } from '../../shared/auth/authenticate.js';
+import { checkAuthConfiguration, fromAuthorizerContext, noAuthIdentity, toAuthorizerContext } from '../../shared/auth/authenticate.js';
 import { handler as authorizer } from '../../functions/authorizer.js';
 
 /** A stand-in Keystone: one service user, user tokens it knows, counters. */
@@ -139,6 +139,45 @@ describe('Keystone token validation', () => {
     expect((await slow(1_000).authenticate('project-token')).kind).toBe('valid');
   });
 
+  it('makes the authorizer fail rather than answer "unavailable" when API Gateway caches its answers', async () => {
+    const saved = { ...process.env };
+    const authorizerWith = async (cacheSeconds: string) => {
+      Object.assign(process.env, {
+        PLACEMENT_AUTH_STRATEGY: 'keystone',
+        PLACEMENT_KEYSTONE_URL: fake.url,
+        PLACEMENT_KEYSTONE_USERNAME: 'placement',
+        PLACEMENT_KEYSTONE_PASSWORD: 'x',
+        PLACEMENT_AUTHORIZER_CACHE_SECONDS: cacheSeconds,
+      });
+      // A fresh module graph: the Keystone client is built once per configuration.
+      vi.resetModules();
+      return (await import('../../functions/authorizer.js')).handler;
+    };
+    const event = {
+      headers: { 'X-Auth-Token': 'project-token' },
+      routeKey: 'GET /traits',
+      rawPath: '/traits',
+    } as unknown as APIGatewayRequestAuthorizerEventV2;
+    try {
+      const cached = await authorizerWith('60');
+      expect(await cached(event)).toMatchObject({ isAuthorized: true, context: { auth: 'valid', userId: 'u1', projectId: 'p1' } });
+      fake.failWith = 503;
+      // Thrown: API Gateway answers 500 and has no answer to cache, so the token works again as soon as Keystone does.
+      await expect(cached({ ...event, headers: { 'X-Auth-Token': 'another-token' } })).rejects.toThrow(/Keystone unavailable/);
+      fake.failWith = undefined;
+      fake.userTokens.set('another-token', { expires_at: future(), user: { id: 'u2' }, project: { id: 'p2' }, roles: [] });
+      expect(await cached({ ...event, headers: { 'X-Auth-Token': 'another-token' } })).toMatchObject({ context: { auth: 'valid', userId: 'u2' } });
+
+      const uncached = await authorizerWith('0');
+      fake.failWith = 503;
+      // Nothing caches it: the handler answers Placement's 503 from the context.
+      expect(await uncached({ ...event, headers: { 'X-Auth-Token': 'third-token' } })).toMatchObject({ isAuthorized: true, context: { auth: 'unavailable' } });
+    } finally {
+      process.env = saved;
+      vi.resetModules();
+    }
+  });
+
   it('maps system- and domain-scoped tokens', () => {
     expect(identityFromToken({ user: { id: 'a' }, system: { all: true }, roles: [{ name: 'admin' }] })).toMatchObject({
       systemScope: 'all',
@@ -173,6 +212,23 @@ describe('the API Gateway authorizer', () => {
 
 describe('noauth2', () => {
   const lookup = (headers: Record<string, string>) => (name: string) => headers[name];
+
+  it('refuses to start inside Lambda unless the deployment asked for it', () => {
+    const saved = { ...process.env };
+    try {
+      delete process.env.PLACEMENT_AUTH_STRATEGY;
+      expect(() => checkAuthConfiguration()).not.toThrow();
+      process.env.AWS_LAMBDA_FUNCTION_NAME = 'placement-traits';
+      expect(() => checkAuthConfiguration()).toThrow(/noauth2 \(every caller is an admin\) inside Lambda/);
+      process.env.PLACEMENT_AUTH_STRATEGY = 'noauth2';
+      process.env.PLACEMENT_ALLOW_NOAUTH2_IN_LAMBDA = 'yes';
+      expect(() => checkAuthConfiguration()).toThrow(/inside Lambda/);
+      process.env.PLACEMENT_ALLOW_NOAUTH2_IN_LAMBDA = 'true';
+      expect(() => checkAuthConfiguration()).not.toThrow();
+    } finally {
+      process.env = saved;
+    }
+  });
 
   it('reads user, project, roles and scope as upstream does', () => {
     expect(noAuthIdentity(lookup({ 'x-auth-token': 'admin' }))).toMatchObject({ userId: 'admin', projectId: 'admin', roles: ['admin'] });
