@@ -32,8 +32,12 @@ const PRICES = {
   httpApiMeterBytes: 512 * 1024,
   logsIngestedGb: 0.5,
 };
-/** Lambda's START/END/REPORT lines per invocation (about 3 × 110 bytes), ingested with our record. */
-const PLATFORM_LOG_BYTES = 330;
+/**
+ * API Gateway's access-log line per request (`npm run log-report`), ingested
+ * with our record; Lambda writes no START/END/REPORT lines at the stack's
+ * system log level (WARN).
+ */
+const PLATFORM_LOG_BYTES = 220;
 
 interface RequestRecord {
   route: string;

@@ -23,7 +23,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
-import { METRICS_NAMESPACE } from '../../shared/http/middleware/metrics.js';
+import { METRICS_NAMESPACE, type RequestMetric } from '../../shared/http/middleware/metrics.js';
 
 export interface ObservabilityProps {
   name: string;
@@ -99,8 +99,15 @@ export class Observability extends Construct {
     }
     for (const alarm of this.alarms) alarm.addAlarmAction(action);
 
-    const placement = (metricName: string, statistic: string, label?: string): IMetric =>
+    const placement = (metricName: RequestMetric, statistic: string, label?: string): IMetric =>
       new Metric({ namespace: METRICS_NAMESPACE, metricName, dimensionsMap: { Stage: props.stage }, statistic, period: PERIOD, label });
+    // Every record declares its read units, the others only when they are not 0: read units' sample count is the request count.
+    const writeUnitsPerRequest = new MathExpression({
+      label: 'write units',
+      expression: 'FILL(writes, 0) / requests',
+      usingMetrics: { writes: placement('WriteCapacityUnits', 'Sum'), requests: placement('ReadCapacityUnits', 'SampleCount') },
+      period: PERIOD,
+    });
     const perFunction = (metric: (fn: IFunction) => Metric) => Object.entries(props.functions).map(([label, fn]) => metric(fn).with({ label, period: PERIOD }));
 
     this.dashboard = new Dashboard(this, 'Dashboard', {
@@ -132,7 +139,7 @@ export class Observability extends Construct {
           }),
           new GraphWidget({
             title: 'DynamoDB units per request (average)',
-            left: [placement('ReadCapacityUnits', 'Average', 'read units'), placement('WriteCapacityUnits', 'Average', 'write units')],
+            left: [placement('ReadCapacityUnits', 'Average', 'read units'), writeUnitsPerRequest],
             width: 8,
           }),
           new GraphWidget({

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ROUTES, routeKey } from '../../shared/http/routes.js';
 import { SECONDARY_INDEXES, TTL_ATTRIBUTE } from '../../shared/storage/table-definition.js';
 import { HANDLER_FAMILIES } from '../../infra/settings.js';
+import { REQUEST_METRICS } from '../../shared/http/middleware/metrics.js';
 import { resources, synth } from './synth.js';
 
 const { stacks, templates } = synth();
@@ -270,6 +271,23 @@ describe('observability and operations', () => {
     expect(alarms.filter((alarm) => alarm.MetricName === 'Throttles')).toHaveLength(HANDLER_FAMILIES.length + 1);
     for (const alarm of alarms) expect(alarm.AlarmActions).toHaveLength(1);
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+  });
+
+  it("graphs and alarms on metrics that exist: the handlers' records, API Gateway's and Lambda's", () => {
+    const [[, dashboard]] = resources(template, 'AWS::CloudWatch::Dashboard');
+    const body = dashboard!.Properties.DashboardBody;
+    const text: string = typeof body === 'string' ? body : body['Fn::Join'][1].filter((part: unknown) => typeof part === 'string').join('');
+    const placementMetrics = new Set([...text.matchAll(/\["Placement","([^"]+)"/g)].map((match) => match[1]));
+    expect(placementMetrics).toEqual(new Set(['Claims', 'Conflicts', 'ReadCapacityUnits', 'WriteCapacityUnits']));
+    for (const name of placementMetrics) expect(REQUEST_METRICS).toContain(name);
+    const namespaces = new Set([...text.matchAll(/\["(AWS\/[^"]+)"/g)].map((match) => match[1]));
+    expect(namespaces).toEqual(new Set(['AWS/ApiGateway', 'AWS/DynamoDB', 'AWS/Lambda']));
+    for (const [, alarm] of resources(template, 'AWS::CloudWatch::Alarm')) {
+      const alarmNamespaces = alarm.Properties.Namespace
+        ? [alarm.Properties.Namespace]
+        : alarm.Properties.Metrics.filter((m: any) => m.MetricStat).map((m: any) => m.MetricStat.Metric.Namespace);
+      for (const namespace of alarmNamespaces) expect(['AWS/ApiGateway', 'AWS/Lambda']).toContain(namespace);
+    }
   });
 
   it('seeds the standard catalogs at deploy time', () => {

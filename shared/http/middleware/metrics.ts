@@ -1,9 +1,19 @@
 /**
  * One CloudWatch embedded-metric-format (EMF) record per request, written to
- * stdout, where Lambda's log pipeline turns it into metrics: latency, 4xx,
- * 5xx, 409 conflicts, claims, and the DynamoDB units the request consumed.
- * The record is also the request's access log line (request id, route,
- * status, microversion).
+ * stdout, where Lambda's log pipeline turns it into metrics: the DynamoDB
+ * units the request consumed, successful claims and 409 conflicts, the
+ * numbers only the handlers know (request counts, errors and latency come
+ * from the front door's and Lambda's own metrics). The same line carries
+ * what the benchmarks and an operator chasing a request id need: route,
+ * status, handler latency, request id, items read.
+ *
+ * It is kept small because every request pays for its bytes (CloudWatch Logs
+ * ingestion): units are the only metric declared on every record (so the
+ * sample count of ReadCapacityUnits is the request count), the others only
+ * when non-zero (their sums are what the dashboard shows), no units, nothing
+ * the front door's access log already says. Records are not batched across
+ * requests: Lambda freezes an instance between requests and may reclaim it
+ * without warning, so whatever a batch held would be lost or arrive late.
  *
  * Registered first in the chain, so its `after`/`onError` run last and see
  * the final response. The unit totals are per invocation (lambdaHandler
@@ -18,16 +28,9 @@ import type { LambdaRequest } from '../types.js';
 
 export const METRICS_NAMESPACE = 'Placement';
 
-/** Metric name to EMF unit. Error classes are 0 or 1 per request, so their Average is a rate. */
-export const REQUEST_METRICS = {
-  Latency: 'Milliseconds',
-  '4xx': 'Count',
-  '5xx': 'Count',
-  Conflicts: 'Count',
-  Claims: 'Count',
-  ReadCapacityUnits: 'Count',
-  WriteCapacityUnits: 'Count',
-} as const;
+/** Every metric a record may declare (dimension `Stage`, no unit). */
+export const REQUEST_METRICS = ['ReadCapacityUnits', 'WriteCapacityUnits', 'Claims', 'Conflicts'] as const;
+export type RequestMetric = (typeof REQUEST_METRICS)[number];
 
 export type MetricsWriter = (line: string) => void;
 
@@ -35,38 +38,28 @@ const toStdout: MetricsWriter = (line) => {
   process.stdout.write(`${line}\n`);
 };
 
-/** The embedded-metric-format declaration, the same for every record. */
-const METRIC_DEFINITIONS = [
-  { Namespace: METRICS_NAMESPACE, Dimensions: [['Stage']], Metrics: Object.entries(REQUEST_METRICS).map(([Name, Unit]) => ({ Name, Unit })) },
-];
-
 function record(request: LambdaRequest, latencyMs: number): Record<string, unknown> {
   const placement = request.context.placement;
   const route = placement?.match?.route;
   const status = request.response?.statusCode ?? 500;
   const units = takeConsumedCapacity();
-  const values: Record<keyof typeof REQUEST_METRICS, number> = {
-    Latency: Math.round(latencyMs * 100) / 100,
-    '4xx': status >= 400 && status < 500 ? 1 : 0,
-    '5xx': status >= 500 ? 1 : 0,
-    Conflicts: status === 409 ? 1 : 0,
-    Claims: route?.handler === 'allocations' && (route.method === 'PUT' || route.method === 'POST') && status < 300 ? 1 : 0,
-    ReadCapacityUnits: units.read,
-    WriteCapacityUnits: units.write,
-  };
+  const values: Partial<Record<RequestMetric, number>> = { ReadCapacityUnits: units.read };
+  if (units.write > 0) values.WriteCapacityUnits = units.write;
+  if (route?.handler === 'allocations' && (route.method === 'PUT' || route.method === 'POST') && status < 300) values.Claims = 1;
+  if (status === 409) values.Conflicts = 1;
   return {
     _aws: {
       Timestamp: Date.now(),
-      CloudWatchMetrics: METRIC_DEFINITIONS,
+      CloudWatchMetrics: [{ Namespace: METRICS_NAMESPACE, Dimensions: [['Stage']], Metrics: Object.keys(values).map((Name) => ({ Name })) }],
     },
     Stage: config.stage,
     ...values,
-    requestId: placement?.requestId,
+    // A plain field when it is 0 and so not declared: the benchmarks read every record's units.
+    WriteCapacityUnits: units.write,
+    Latency: Math.round(latencyMs * 100) / 100,
     route: route ? routeKey(route) : '$default',
-    method: placement?.method,
-    path: placement?.path,
     status,
-    microversion: placement?.versionKnown ? placement.version.toString() : undefined,
+    requestId: placement?.requestId,
     itemsRead: units.items,
   };
 }
