@@ -1,6 +1,7 @@
 /**
- * Every Lambda handler by the name the route table uses. The local server
- * dispatches through this map; in AWS each module is bundled on its own.
+ * Every Lambda handler by the name the route table uses. The local server and
+ * the function-URL router (functions/router.ts) dispatch through this map;
+ * behind API Gateway each module is bundled on its own.
  */
 import type { PlacementHandler } from '../shared/http/types.js';
 import type { HandlerName } from '../shared/http/routes.js';

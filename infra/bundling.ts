@@ -15,6 +15,7 @@ export const entryPath = (relative: string): string => join(PROJECT_ROOT, relati
 
 /** Entry points (relative to the project root) of the functions that are not Placement handler families. */
 export const AUTHORIZER_ENTRY = 'functions/authorizer.ts';
+export const ROUTER_ENTRY = 'functions/router.ts';
 export const CATALOG_SEEDER_ENTRY = 'infra/handlers/seed-catalogs.ts';
 export const CAPACITY_METRICS_ENTRY = 'functions/capacity-metrics.ts';
 export const handlerEntry = (family: string): string => `functions/${family}.ts`;

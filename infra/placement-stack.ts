@@ -1,11 +1,14 @@
 /**
  * One complete Placement deployment in one region: table, functions, HTTP
- * API with its authorizer, alarms and dashboard. Regions are independent
+ * API with its authorizer (or, with `frontDoor=functionUrl`, one router
+ * function behind a function URL), alarms and dashboard. Regions are independent
  * (each has its own table), as OpenStack regions each have their own
  * Placement.
  */
 import { createHash } from 'node:crypto';
 import { Annotations, CfnOutput, CustomResource, Stack, Tags, type StackProps } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret, type ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Provider } from 'aws-cdk-lib/custom-resources';
@@ -14,14 +17,25 @@ import { STANDARD_RESOURCE_CLASSES, STANDARD_TRAITS } from '../shared/domain/sta
 import { AUTHORIZER_ENTRY, CATALOG_SEEDER_ENTRY } from './bundling.js';
 import { PlacementApi } from './constructs/api.js';
 import { CapacityMetrics } from './constructs/capacity.js';
+import { FunctionUrlFrontDoor } from './constructs/function-url.js';
+import { functionUrlMetrics, httpApiMetrics, type FrontDoorMetrics } from './constructs/front-door-metrics.js';
 import { HandlerFunctions, PlacementFunction } from './constructs/functions.js';
 import { Observability } from './constructs/observability.js';
 import { PlacementTable } from './constructs/table.js';
-import type { PlacementSettings } from './settings.js';
+import type { PlacementSettings, SystemLogLevel } from './settings.js';
 
 export interface PlacementStackProps extends StackProps {
   settings: PlacementSettings;
 }
+
+/** What the rest of the stack needs of the front door: its metrics, the functions to watch, the endpoint. */
+interface FrontDoor {
+  metrics: FrontDoorMetrics;
+  functions: Record<string, IFunction>;
+  endpoint: string;
+}
+
+type Logging = { logRetentionDays: number; systemLogLevel: SystemLogLevel };
 
 /** The secret named by context (an ARN or a name), or a new one for the operator to fill in. */
 function keystoneSecret(scope: Construct, reference: string | undefined): ISecret {
@@ -41,7 +55,11 @@ function keystoneSecret(scope: Construct, reference: string | undefined): ISecre
 }
 
 export class PlacementStack extends Stack {
-  constructor(scope: Construct, id: string, props: PlacementStackProps) {
+  constructor(
+    scope: Construct,
+    id: string,
+    private readonly props: PlacementStackProps,
+  ) {
     super(scope, id, props);
     const { settings } = props;
     const name = `placement-${settings.stage}-${this.region}`;
@@ -50,7 +68,7 @@ export class PlacementStack extends Stack {
 
     const { table } = new PlacementTable(this, 'Storage');
 
-    // Every function gets the strategy and Keystone's URL (401s point clients at it); only the authorizer reads the secret.
+    // Every function gets the strategy and Keystone's URL (401s point clients at it); only what validates tokens reads the secret.
     const auth: Record<string, string> = { PLACEMENT_AUTH_STRATEGY: settings.auth.strategy };
     let secret: ISecret | undefined;
     if (settings.auth.strategy === 'keystone') {
@@ -72,22 +90,55 @@ export class PlacementStack extends Stack {
       auth.PLACEMENT_ALLOW_NOAUTH2_IN_LAMBDA = 'true';
     }
     const common = { ...settings.environment, ...auth, PLACEMENT_STAGE: settings.stage };
-    const environment = { ...common, PLACEMENT_TABLE_NAME: table.tableName };
-    // The authorizer never reads the table; it must know whether API Gateway caches its answers (functions/authorizer.ts).
-    const authorizerEnvironment = { ...common, PLACEMENT_AUTHORIZER_CACHE_SECONDS: String(settings.auth.cacheTtlSeconds) };
     const logging = { logRetentionDays: settings.logRetentionDays, systemLogLevel: settings.systemLogLevel };
+    const door: FrontDoor =
+      settings.frontDoor === 'functionUrl'
+        ? this.functionUrlFrontDoor(table, common, secret, logging)
+        : this.httpApiFrontDoor(name, table, common, secret, logging);
 
+    this.seedStandardCatalogs(table, settings);
+
+    const observability = new Observability(this, 'Observability', {
+      name,
+      stage: settings.stage,
+      frontDoor: door.metrics,
+      table,
+      functions: door.functions,
+      serverErrorPercent: settings.alarms.serverErrorPercent,
+      p99LatencyMs: settings.alarms.p99LatencyMs,
+      alarmEmail: settings.alarms.email,
+    });
+
+    if (settings.capacityMetrics.enabled) {
+      new CapacityMetrics(this, 'Capacity', {
+        table,
+        stage: settings.stage,
+        everyMinutes: settings.capacityMetrics.everyMinutes,
+        dashboard: observability.dashboard,
+        ...logging,
+      });
+    }
+
+    new CfnOutput(this, 'ApiUrl', { value: door.endpoint, description: 'Placement endpoint: [placement] endpoint_override in nova.conf' });
+    new CfnOutput(this, 'TableName', { value: table.tableName });
+    if (secret) new CfnOutput(this, 'KeystoneSecretArn', { value: secret.secretArn, description: 'Service credentials the service logs in to Keystone with' });
+  }
+
+  /** The default front door: API Gateway's HTTP API, one function per handler family, the authorizer (the only reader of the secret). */
+  private httpApiFrontDoor(name: string, table: ITable, common: Record<string, string>, secret: ISecret | undefined, logging: Logging): FrontDoor {
+    const { settings } = this.props;
     const handlers = new HandlerFunctions(this, 'Handlers', {
       table,
       settings: settings.functions,
-      environment,
+      environment: { ...common, PLACEMENT_TABLE_NAME: table.tableName },
       ...logging,
     });
+    // The authorizer never reads the table; it must know whether API Gateway caches its answers (functions/authorizer.ts).
     const authorizer = new PlacementFunction(this, 'Authorizer', {
       entry: AUTHORIZER_ENTRY,
       description: 'Placement X-Auth-Token authorizer',
       settings: settings.functions.authorizer,
-      environment: authorizerEnvironment,
+      environment: { ...common, PLACEMENT_AUTHORIZER_CACHE_SECONDS: String(settings.auth.cacheTtlSeconds) },
       ...logging,
     });
     secret?.grantRead(authorizer);
@@ -101,33 +152,19 @@ export class PlacementStack extends Stack {
       throttle: settings.throttle,
       logRetentionDays: settings.logRetentionDays,
     });
+    return { metrics: httpApiMetrics(api.httpApi), functions: { ...handlers.byFamily, authorizer }, endpoint: api.httpApi.apiEndpoint };
+  }
 
-    this.seedStandardCatalogs(table, settings);
-
-    const observability = new Observability(this, 'Observability', {
-      name,
-      stage: settings.stage,
-      api: api.httpApi,
+  /** `-c frontDoor=functionUrl`: one router function behind a function URL; the handlers validate tokens themselves. */
+  private functionUrlFrontDoor(table: ITable, common: Record<string, string>, secret: ISecret | undefined, logging: Logging): FrontDoor {
+    const door = new FunctionUrlFrontDoor(this, 'FunctionUrl', {
       table,
-      functions: { ...handlers.byFamily, authorizer },
-      serverErrorPercent: settings.alarms.serverErrorPercent,
-      p99LatencyMs: settings.alarms.p99LatencyMs,
-      alarmEmail: settings.alarms.email,
+      settings: this.props.settings.functions.router,
+      environment: { ...common, PLACEMENT_TABLE_NAME: table.tableName },
+      secret,
+      ...logging,
     });
-    if (settings.capacityMetrics.enabled) {
-      new CapacityMetrics(this, 'Capacity', {
-        table,
-        stage: settings.stage,
-        everyMinutes: settings.capacityMetrics.everyMinutes,
-        dashboard: observability.dashboard,
-        logRetentionDays: settings.logRetentionDays,
-      });
-    }
-
-    new CfnOutput(this, 'ApiUrl', { value: api.httpApi.apiEndpoint, description: 'Placement endpoint: [placement] endpoint_override in nova.conf' });
-    new CfnOutput(this, 'TableName', { value: table.tableName });
-    if (secret)
-      new CfnOutput(this, 'KeystoneSecretArn', { value: secret.secretArn, description: 'Service credentials the authorizer logs in to Keystone with' });
+    return { metrics: functionUrlMetrics(door.router), functions: { router: door.router }, endpoint: door.endpoint };
   }
 
   /**

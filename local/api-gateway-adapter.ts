@@ -10,7 +10,7 @@ import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { handler as authorizer } from '../functions/authorizer.js';
-import { matchRoute } from '../shared/http/router.js';
+import { handlerFor, matchRoute } from '../shared/http/router.js';
 import { routeKey, type HandlerName } from '../shared/http/routes.js';
 import type { PlacementHandler } from '../shared/http/types.js';
 
@@ -117,7 +117,7 @@ async function dispatch(handlers: HandlerModules, request: HttpRequest, body: st
   const match = matchRoute(event.requestContext.http.method, event.rawPath);
   // As in the deployed API (infra/constructs/api.ts): only a route without a policy rule skips the authorizer.
   const isPublic = match !== undefined && match.route.policy === undefined;
-  const name: HandlerName = match?.route.handler ?? 'root';
+  const name = handlerFor(event.requestContext.http.method, event.rawPath);
   return handlers[name](isPublic ? event : await authorize(event), lambdaContext(name));
 }
 

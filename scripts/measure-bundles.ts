@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
-import { ALIASES, AUTHORIZER_ENTRY, BUNDLING, CATALOG_SEEDER_ENTRY, PROJECT_ROOT, entryPath, handlerEntry } from '../infra/bundling.js';
+import { ALIASES, AUTHORIZER_ENTRY, BUNDLING, CATALOG_SEEDER_ENTRY, PROJECT_ROOT, ROUTER_ENTRY, entryPath, handlerEntry } from '../infra/bundling.js';
 import { HANDLER_FAMILIES } from '../infra/settings.js';
 import type { HandlerName } from '../shared/http/routes.js';
 import { toEvent } from '../local/api-gateway-adapter.js';
@@ -77,6 +77,8 @@ interface Target {
 const targets: Target[] = [
   ...HANDLER_FAMILIES.map((family) => ({ name: family, entry: handlerEntry(family), event: () => apiEvent(FIRST_REQUESTS[family]()) })),
   { name: 'authorizer', entry: AUTHORIZER_ENTRY, event: () => ({ version: '2.0', type: 'REQUEST', routeKey: 'GET /traits', headers }) },
+  // The function-URL front door's one function: every family's code; nova-compute's most frequent request.
+  { name: 'router (function URL)', entry: ROUTER_ENTRY, event: () => apiEvent({ method: 'GET', path: `/resource_providers/${provider}/allocations` }) },
   {
     name: 'catalog seeder',
     entry: CATALOG_SEEDER_ENTRY,

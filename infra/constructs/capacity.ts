@@ -16,6 +16,7 @@ import { Construct } from 'constructs';
 import { CAPACITY_DIMENSIONS, FULLEST_RECORD } from '../../functions/capacity-metrics.js';
 import { METRICS_NAMESPACE } from '../../shared/http/middleware/metrics.js';
 import { CAPACITY_METRICS_ENTRY } from '../bundling.js';
+import type { SystemLogLevel } from '../settings.js';
 import { PlacementFunction } from './functions.js';
 
 export interface CapacityMetricsProps {
@@ -24,6 +25,7 @@ export interface CapacityMetricsProps {
   everyMinutes: number;
   dashboard: Dashboard;
   logRetentionDays: number;
+  systemLogLevel: SystemLogLevel;
 }
 
 /**
@@ -45,6 +47,7 @@ export class CapacityMetrics extends Construct {
       settings: FUNCTION_SETTINGS,
       environment: { PLACEMENT_TABLE_NAME: props.table.tableName, PLACEMENT_STAGE: props.stage },
       logRetentionDays: props.logRetentionDays,
+      systemLogLevel: props.systemLogLevel,
     });
     props.table.grantReadData(this.function);
     // A missed run is made up by the next one: no retries, which would only publish stale figures late.

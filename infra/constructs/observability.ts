@@ -1,11 +1,11 @@
 /**
- * Alarms and a dashboard. Error rate and latency come from API Gateway's own
- * metrics, which also count what never reached our code (a crashed or timed
- * out function); claims, conflicts and DynamoDB units per request come from
- * the handlers' embedded-metric records (shared/http/middleware/metrics.ts).
+ * Alarms and a dashboard. Error rate and latency come from the front door's
+ * own metrics (./front-door-metrics.ts), which also count what never reached
+ * our code (a crashed or timed out function); claims, conflicts and DynamoDB
+ * units per request come from the handlers' embedded-metric records
+ * (shared/http/middleware/metrics.ts).
  */
 import { Duration } from 'aws-cdk-lib';
-import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
   Alarm,
   AlarmStatusWidget,
@@ -24,11 +24,12 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import { METRICS_NAMESPACE, type RequestMetric } from '../../shared/http/middleware/metrics.js';
+import type { FrontDoorMetrics } from './front-door-metrics.js';
 
 export interface ObservabilityProps {
   name: string;
   stage: string;
-  api: HttpApi;
+  frontDoor: FrontDoorMetrics;
   table: ITable;
   /** Every function by a short label: the handlers and the authorizer. */
   functions: Record<string, IFunction>;
@@ -57,16 +58,16 @@ export class Observability extends Construct {
       label: '5xx %',
       expression: `IF(requests >= ${MIN_REQUESTS_FOR_ERROR_RATE}, 100 * errors / requests, 0)`,
       usingMetrics: {
-        errors: props.api.metricServerError({ period: PERIOD, statistic: 'Sum' }),
-        requests: props.api.metricCount({ period: PERIOD, statistic: 'Sum' }),
+        errors: props.frontDoor.serverErrors(PERIOD),
+        requests: props.frontDoor.requests(PERIOD),
       },
       period: PERIOD,
     });
-    const p99Latency = props.api.metricLatency({ period: PERIOD, statistic: 'p99' });
+    const p99Latency = props.frontDoor.latency(PERIOD, 'p99');
 
     this.alarms.push(
       new Alarm(this, 'ServerErrorRate', {
-        alarmDescription: `More than ${props.serverErrorPercent}% of requests answered 5xx (API Gateway's count, including function crashes and timeouts).`,
+        alarmDescription: `More than ${props.serverErrorPercent}% of requests answered 5xx (the ${props.frontDoor.name}'s count, including function crashes and timeouts).`,
         metric: serverErrorRate,
         threshold: props.serverErrorPercent,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
@@ -115,17 +116,17 @@ export class Observability extends Construct {
       widgets: [
         [
           new GraphWidget({
-            title: 'Requests (API Gateway)',
+            title: `Requests (${props.frontDoor.name})`,
             left: [
-              props.api.metricCount({ period: PERIOD, statistic: 'Sum', label: 'requests' }),
-              props.api.metricClientError({ period: PERIOD, statistic: 'Sum', label: '4xx' }),
-              props.api.metricServerError({ period: PERIOD, statistic: 'Sum', label: '5xx' }),
+              props.frontDoor.requests(PERIOD).with({ label: 'requests' }),
+              props.frontDoor.clientErrors(PERIOD).with({ label: '4xx' }),
+              props.frontDoor.serverErrors(PERIOD).with({ label: '5xx' }),
             ],
             width: 8,
           }),
           new GraphWidget({
-            title: 'Latency (API Gateway, ms)',
-            left: [props.api.metricLatency({ period: PERIOD, statistic: 'p50', label: 'p50' }), p99Latency.with({ label: 'p99' })],
+            title: `Latency (${props.frontDoor.name}, ms)`,
+            left: [props.frontDoor.latency(PERIOD, 'p50').with({ label: 'p50' }), p99Latency.with({ label: 'p99' })],
             leftAnnotations: [{ value: props.p99LatencyMs, label: 'p99 alarm' }],
             width: 8,
           }),

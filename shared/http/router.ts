@@ -3,7 +3,7 @@
  * AWS; the local server and the fallback handler (404/405) use it here.
  */
 import { HttpError } from '../api/errors.js';
-import { ROUTES, type Route } from './routes.js';
+import { ROUTES, type HandlerName, type Route } from './routes.js';
 
 interface CompiledRoute {
   route: Route;
@@ -43,6 +43,16 @@ export function matchRoute(method: string, path: string): RouteMatch | undefined
     return { route, params };
   }
   return undefined;
+}
+
+/**
+ * The handler family that answers a request: its route's, or the root
+ * handler's, which answers unmatched paths and methods with 404/405 (API
+ * Gateway's $default route). The local adapter and the function-URL router
+ * dispatch with it.
+ */
+export function handlerFor(method: string, path: string): HandlerName {
+  return matchRoute(method.toUpperCase(), path)?.route.handler ?? 'root';
 }
 
 /** The error for a request no route matched: 405 with `allow` when the path exists, else 404. */

@@ -294,3 +294,63 @@ describe('observability and operations', () => {
     template.hasResourceProperties('AWS::CloudFormation::CustomResource', { catalogs: Match.stringLikeRegexp('^[0-9a-f]{16}$') });
   });
 });
+
+describe('the function-URL front door (-c frontDoor=functionUrl)', () => {
+  const {
+    templates: [door],
+  } = synth({ regions: 'us-east-1', frontDoor: 'functionUrl' });
+  const functions = placementFunctions(door);
+  const [routerId, router] = functions.find(([, fn]) => /router/.test(fn.Properties.Description))!;
+
+  it('replaces the HTTP API, its authorizer and the per-family functions by one router function', () => {
+    for (const type of ['AWS::ApiGatewayV2::Api', 'AWS::ApiGatewayV2::Stage', 'AWS::ApiGatewayV2::Route', 'AWS::ApiGatewayV2::Authorizer'])
+      door!.resourceCountIs(type, 0);
+    expect(functions.map(([, fn]) => fn.Properties.Description).sort()).toEqual([
+      'Placement catalog seeder: writes the standard resource classes and traits into the table',
+      'Placement router: every route, behind the function URL',
+    ]);
+    template.resourceCountIs('AWS::Lambda::Url', 0);
+  });
+
+  it('is a public URL on the router; the handlers authenticate with Keystone themselves', () => {
+    const [[, url]] = resources(door!, 'AWS::Lambda::Url');
+    expect(url!.Properties).toMatchObject({ AuthType: 'NONE', TargetFunctionArn: { 'Fn::GetAtt': [routerId, 'Arn'] } });
+    const permissions = resources(door!, 'AWS::Lambda::Permission').map(([, permission]) => permission.Properties);
+    expect(permissions).toContainEqual(expect.objectContaining({ Action: 'lambda:InvokeFunctionUrl', Principal: '*', FunctionUrlAuthType: 'NONE' }));
+    expect(permissions).toContainEqual(expect.objectContaining({ Action: 'lambda:InvokeFunction', Principal: '*', InvokedViaFunctionUrl: true }));
+    const [[secretId]] = resources(door!, 'AWS::SecretsManager::Secret');
+    expect(router.Properties.Environment.Variables).toMatchObject({
+      PLACEMENT_TABLE_NAME: { Ref: expect.stringMatching(/Table/) },
+      PLACEMENT_AUTH_STRATEGY: 'keystone',
+      PLACEMENT_KEYSTONE_URL: 'https://keystone.example.test/v3',
+      PLACEMENT_KEYSTONE_SECRET_ARN: { Ref: secretId },
+      // The revocation bound of the default front door (60 s + 60 s), each instance caching on its own.
+      PLACEMENT_KEYSTONE_CACHE_SECONDS: '120',
+    });
+    const role = router.Properties.Role['Fn::GetAtt'][0];
+    const policies = JSON.stringify(resources(door!, 'AWS::IAM::Policy').filter(([, policy]) => policy.Properties.Roles.some((r: any) => r.Ref === role)));
+    expect(policies).toContain('secretsmanager:GetSecretValue');
+    expect(policies).toContain('dynamodb:UpdateItem');
+  });
+
+  it("brakes with the router's reserved concurrency: the families' together", () => {
+    expect(router.Properties).toMatchObject({ ReservedConcurrentExecutions: 54 + 10 * (HANDLER_FAMILIES.length - 1), MemorySize: 1024, Timeout: 29 });
+    expect(router.Properties.LoggingConfig).toMatchObject({ LogFormat: 'JSON', SystemLogLevel: 'WARN' });
+  });
+
+  it("alarms on the URL's 5xx rate, the router's p99 duration and its throttles", () => {
+    const alarms = resources(door!, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
+    const rate = alarms.find((alarm) => alarm.Metrics?.some((metric: any) => /100 \* errors \/ requests/.test(metric.Expression ?? '')))!;
+    const used = rate.Metrics.filter((metric: any) => metric.MetricStat)
+      .map((metric: any) => metric.MetricStat.Metric.MetricName)
+      .sort();
+    expect(used).toEqual(['Url5xxCount', 'UrlRequestCount']);
+    expect(alarms.find((alarm) => alarm.ExtendedStatistic === 'p99')).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'Duration' });
+    expect(alarms.filter((alarm) => alarm.MetricName === 'Throttles')).toHaveLength(1);
+  });
+
+  it('outputs the endpoint without the trailing slash', () => {
+    expect(JSON.stringify(door!.toJSON().Outputs.ApiUrl.Value)).toContain('https://');
+    expect(() => synth({ regions: 'us-east-1', frontDoor: 'alb' })).toThrow(/frontDoor: one of httpApi, functionUrl/);
+  });
+});

@@ -4,6 +4,7 @@
  * project; bad, revoked and missing tokens; Keystone going away.
  */
 import { afterAll, describe, expect, it } from 'vitest';
+import { functionUrlContext, functionUrlEvent } from '../support/function-url.js';
 import { useLocalService } from '../support/local-service.js';
 import { ADMIN_PASSWORD, KeystoneAdmin, issueToken, keystoneUnavailableReason, startKeystone, type KeystoneServer } from '../support/keystone-server.js';
 
@@ -108,6 +109,23 @@ describe.skipIf(unavailable !== undefined)('Placement with Keystone authenticati
     expect((await as(token)('GET', '/resource_providers')).status).toBe(401);
   });
 
+  it('validates tokens in the handlers behind the function-URL front door, with the same policy', async () => {
+    const { handler: router } = await import('../../functions/router.js');
+    const get = (token: string | undefined) =>
+      router(
+        functionUrlEvent('GET', '/resource_providers', { headers: { ...(token && { 'x-auth-token': token }), 'openstack-api-version': 'placement 1.39' } }),
+        functionUrlContext,
+      );
+    expect((await get(tokens.systemAdmin)).statusCode).toBe(200);
+    expect((await get(tokens.systemReader)).statusCode).toBe(200);
+    expect((await get(tokens.projectAdmin)).statusCode).toBe(403);
+    for (const token of ['not-a-token', undefined]) {
+      const refused = await get(token);
+      expect(refused.statusCode).toBe(401);
+      expect(refused.headers!['www-authenticate']).toBe(`Keystone uri="${keystone.url}"`);
+    }
+  });
+
   // Last: stops Keystone.
   it('answers 503, not 500, when Keystone cannot be reached', async () => {
     await keystone.stop();
@@ -115,5 +133,12 @@ describe.skipIf(unavailable !== undefined)('Placement with Keystone authenticati
     expect(response.status).toBe(503);
     expect(response.body.title).toBe('Service Unavailable');
     expect(response.body.message).toContain('The Keystone service is temporarily unavailable.');
+    // The same behind the function URL, where the handler itself asks Keystone.
+    const { handler: router } = await import('../../functions/router.js');
+    const viaUrl = await router(
+      functionUrlEvent('GET', '/resource_providers', { headers: { 'x-auth-token': tokens.systemAdmin, 'openstack-api-version': 'placement 1.39' } }),
+      functionUrlContext,
+    );
+    expect(viaUrl.statusCode).toBe(503);
   });
 });

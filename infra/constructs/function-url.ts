@@ -1,0 +1,63 @@
+/**
+ * The function-URL front door (`-c frontDoor=functionUrl`), for large
+ * regions: one router function (functions/router.ts) serving every route
+ * from the same handlers, behind a Lambda function URL, which costs nothing
+ * per request beyond the invocation where API Gateway's HTTP API costs $1.00
+ * per million (README, "Front doors").
+ *
+ * The URL's auth type is NONE: anyone can reach it, as they can reach the
+ * HTTP API; the handlers refuse every request without a valid Keystone
+ * token (401) before touching the table. Reserved concurrency is the only
+ * brake a function URL offers.
+ */
+import { Fn } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { FunctionUrlAuthType } from 'aws-cdk-lib/aws-lambda';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct } from 'constructs';
+import { ROUTER_ENTRY } from '../bundling.js';
+import type { FunctionSettings, SystemLogLevel } from '../settings.js';
+import { PlacementFunction } from './functions.js';
+
+export interface FunctionUrlFrontDoorProps {
+  table: ITable;
+  settings: FunctionSettings;
+  environment: Record<string, string>;
+  /** The Keystone service credentials: the handlers validate tokens themselves here. */
+  secret?: ISecret;
+  logRetentionDays: number;
+  systemLogLevel: SystemLogLevel;
+}
+
+/**
+ * How long a router instance believes a token Keystone called valid. Each
+ * instance has its own cache (API Gateway's authorizer cache is shared), so
+ * Keystone sees about one validation per token per instance per this long;
+ * 120 s is the HTTP API front door's revocation bound (60 s + 60 s), where
+ * the handlers' 60 s default would double Keystone's load. The `environment`
+ * context can set another.
+ */
+const TOKEN_CACHE_SECONDS = '120';
+
+export class FunctionUrlFrontDoor extends Construct {
+  readonly router: PlacementFunction;
+  /** The endpoint without the trailing slash Lambda gives it, as Keystone's catalog and nova expect. */
+  readonly endpoint: string;
+
+  constructor(scope: Construct, id: string, props: FunctionUrlFrontDoorProps) {
+    super(scope, id);
+    this.router = new PlacementFunction(this, 'Router', {
+      entry: ROUTER_ENTRY,
+      description: 'Placement router: every route, behind the function URL',
+      settings: props.settings,
+      environment: { PLACEMENT_KEYSTONE_CACHE_SECONDS: TOKEN_CACHE_SECONDS, ...props.environment },
+      logRetentionDays: props.logRetentionDays,
+      systemLogLevel: props.systemLogLevel,
+    });
+    props.table.grantReadWriteData(this.router);
+    props.secret?.grantRead(this.router);
+    const url = this.router.addFunctionUrl({ authType: FunctionUrlAuthType.NONE });
+    // https://<id>.lambda-url.<region>.on.aws/ -> https://<id>.lambda-url.<region>.on.aws
+    this.endpoint = Fn.join('', ['https://', Fn.select(2, Fn.split('/', url.url))]);
+  }
+}
