@@ -109,6 +109,12 @@ async function traitsOnlyTargetHas(reference: PlacementClient, target: Placement
   return new Set([...targetTraits].filter((name) => !name.startsWith('CUSTOM_') && !referenceTraits.has(name)));
 }
 
+/** The tree roots (from upstream's listing) as the normalised answers name providers: a generated uuid by its shared placeholder. */
+function aliased(rootOf: ReadonlyMap<string, string>, side: Side): Map<string, string> {
+  const name = (uuid: string) => side.aliases.get(uuid) ?? uuid;
+  return new Map([...rootOf].map(([uuid, root]) => [name(uuid), name(root)]));
+}
+
 function compareStep(step: Step, both: Both, sides: { reference: Side; target: Side }, options: CompareOptions): { differences: string[]; fault?: string } {
   const reference = normaliseAnswer(both.reference, sides.reference, options);
   const target = normaliseAnswer(both.target, sides.target, options);
@@ -121,8 +127,12 @@ function compareStep(step: Step, both: Both, sides: { reference: Side; target: S
   return {
     differences: [
       ...compareNormalised(withoutCandidates(reference), withoutCandidates(target)),
-      ...checkLimited(reference, normaliseAnswer(unlimited.reference, sides.reference, options), limit, rootOf).map((line) => `reference: ${line}`),
-      ...checkLimited(target, normaliseAnswer(unlimited.target, sides.target, options), limit, rootOf).map((line) => `target: ${line}`),
+      ...checkLimited(reference, normaliseAnswer(unlimited.reference, sides.reference, options), limit, aliased(rootOf, sides.reference)).map(
+        (line) => `reference: ${line}`,
+      ),
+      ...checkLimited(target, normaliseAnswer(unlimited.target, sides.target, options), limit, aliased(rootOf, sides.reference)).map(
+        (line) => `target: ${line}`,
+      ),
     ],
   };
 }
