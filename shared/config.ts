@@ -55,6 +55,10 @@ export const config = {
   get keystoneCacheSeconds(): number {
     return Number(process.env.PLACEMENT_KEYSTONE_CACHE_SECONDS ?? 60);
   },
+  /** How long one token check (the service's login and the validation together) may take before it is a 503. */
+  get keystoneTimeoutSeconds(): number {
+    return Number(process.env.PLACEMENT_KEYSTONE_TIMEOUT_SECONDS ?? 5);
+  },
   /** The service's own Keystone credentials, when they are given in the environment. */
   get keystoneUsername(): string | undefined {
     return process.env.PLACEMENT_KEYSTONE_USERNAME || undefined;

@@ -177,8 +177,8 @@ export class PlacementClient {
  * The tests' short form: `call(method, path, body?, headers?)`. Without a
  * token default it sends none, as the tests expect of a bare client.
  */
-export function client(baseUrl: string, defaults: { token?: string; version?: string } = {}) {
-  const placement = new PlacementClient(baseUrl, { token: defaults.token ?? null, version: defaults.version ?? null });
+export function client(baseUrl: string, defaults: { token?: string; version?: string; timeoutMs?: number } = {}) {
+  const placement = new PlacementClient(baseUrl, { token: defaults.token ?? null, version: defaults.version ?? null, timeoutMs: defaults.timeoutMs });
   return (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse> =>
     placement.request(method, path, { json: body, headers });
 }

@@ -90,7 +90,9 @@ export function keystone(): Keystone {
     if (!url) throw new Error('PLACEMENT_AUTH_STRATEGY=keystone needs PLACEMENT_KEYSTONE_URL');
     const cacheSeconds = config.keystoneCacheSeconds;
     if (!Number.isFinite(cacheSeconds) || cacheSeconds < 0) throw new Error('PLACEMENT_KEYSTONE_CACHE_SECONDS must be a number of seconds');
-    keystoneClient = new Keystone({ url, credentials: credentialsSource(), cacheSeconds });
+    const timeoutSeconds = config.keystoneTimeoutSeconds;
+    if (!(timeoutSeconds > 0)) throw new Error('PLACEMENT_KEYSTONE_TIMEOUT_SECONDS must be a positive number of seconds');
+    keystoneClient = new Keystone({ url, credentials: credentialsSource(), cacheSeconds, timeoutMs: timeoutSeconds * 1000 });
   }
   return keystoneClient;
 }

@@ -32,7 +32,7 @@ beforeAll(async () => {
     const current = await api('GET', `/resource_providers/${uuid}`);
     await api('PUT', `/resource_providers/${uuid}/aggregates`, { aggregates: [AGGREGATE], resource_provider_generation: current.body.generation });
   }
-}, 120_000);
+});
 
 const search = (query: string) =>
   searchCandidates(parseCandidateRequest(QueryString.parse(query), Microversion.parse('1.39')), { maxCandidates: 1000, maxSteps: 1_000_000 });

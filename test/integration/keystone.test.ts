@@ -3,7 +3,7 @@
  * RBAC on: real tokens for a system admin, a reader, a member of another
  * project; bad, revoked and missing tokens; Keystone going away.
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functionUrlContext, functionUrlEvent } from '../support/function-url.js';
 import { useLocalService } from '../support/local-service.js';
 import { ADMIN_PASSWORD, KeystoneAdmin, issueToken, keystoneUnavailableReason, startKeystone, type KeystoneServer } from '../support/keystone-server.js';
@@ -18,7 +18,8 @@ describe.skipIf(unavailable !== undefined)('Placement with Keystone authenticati
   let admin: KeystoneAdmin;
   const projects = { a: '', b: '' };
   const tokens = { systemAdmin: '', projectAdmin: '', systemReader: '', projectReader: '', otherMember: '' };
-  const service = useLocalService(async () => {
+  // Keystone is set up in a hook of its own, before the service's: each gets the whole hook timeout.
+  beforeAll(async () => {
     keystone = await startKeystone();
     admin = await KeystoneAdmin.login(keystone.url, 'admin', ADMIN_PASSWORD, 'system');
     const serviceProject = await admin.createProject('service');
@@ -40,7 +41,8 @@ describe.skipIf(unavailable !== undefined)('Placement with Keystone authenticati
     tokens.systemReader = await issueToken(keystone.url, 'reader', PASSWORD, 'system');
     tokens.projectReader = await issueToken(keystone.url, 'reader', PASSWORD, { projectId: projects.a });
     tokens.otherMember = await issueToken(keystone.url, 'member', PASSWORD, { projectId: projects.b });
-
+  });
+  const service = useLocalService(() => {
     return {
       PLACEMENT_AUTH_STRATEGY: 'keystone',
       PLACEMENT_KEYSTONE_URL: keystone.url,
@@ -49,6 +51,8 @@ describe.skipIf(unavailable !== undefined)('Placement with Keystone authenticati
       PLACEMENT_KEYSTONE_PROJECT_NAME: 'service',
       // No cache: a revoked token must be refused at once, and Keystone's absence noticed.
       PLACEMENT_KEYSTONE_CACHE_SECONDS: '0',
+      // Keystone's own speed is not under test: on a loaded machine one check can take longer than the default 5 s.
+      PLACEMENT_KEYSTONE_TIMEOUT_SECONDS: '120',
       PLACEMENT_ENFORCE_SCOPE: 'true',
       PLACEMENT_ENFORCE_NEW_DEFAULTS: 'true',
     };

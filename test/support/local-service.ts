@@ -13,6 +13,9 @@ import { client } from '../../scripts/lib/placement-client.js';
 
 type Environment = Record<string, string | undefined>;
 
+/** A bound for a hung request, as long as a test's: on a loaded machine a contended claim can take minutes. */
+const REQUEST_TIMEOUT_MS = 600_000;
+
 export interface ServiceUnderTest {
   readonly url: string;
   /** A client bound to the service once it runs; usable at module level. */
@@ -34,7 +37,7 @@ export function useLocalService(environment?: () => Promise<Environment> | Envir
     }
     const { startLocalService } = await import('../../local/service.js');
     service = await startLocalService({ port: 0 });
-  }, 120_000);
+  });
   afterAll(async () => {
     await service?.stop();
     if (saved) process.env = saved;
@@ -50,6 +53,6 @@ export function useLocalService(environment?: () => Promise<Environment> | Envir
     client:
       (defaults) =>
       (...request) =>
-        client(url(), defaults)(...request),
+        client(url(), { timeoutMs: REQUEST_TIMEOUT_MS, ...defaults })(...request),
   };
 }

@@ -134,9 +134,10 @@ describe('Keystone token validation', () => {
   it('bounds a whole authentication, login and validation together, by the timeout', async () => {
     fake.delayMs = 150;
     const slow = (timeoutMs: number) => new Keystone({ url: fake.url, credentials, cacheSeconds: 60, now: () => clock, timeoutMs });
-    // Each call alone fits in 250 ms; the login and the validation together do not.
+    // Each call alone fits in 250 ms; the login and the validation together do not. The second bound leaves
+    // room for a loaded machine, where a 150 ms reply can take far longer.
     expect(await slow(250).authenticate('project-token')).toMatchObject({ kind: 'unavailable', reason: expect.stringContaining('cannot reach Keystone') });
-    expect((await slow(1_000).authenticate('project-token')).kind).toBe('valid');
+    expect((await slow(30_000).authenticate('project-token')).kind).toBe('valid');
   });
 
   it('makes the authorizer fail rather than answer "unavailable" when API Gateway caches its answers', async () => {
