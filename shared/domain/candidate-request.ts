@@ -9,7 +9,6 @@ import type { QueryString } from '../api/query-string.js';
 import { pyRepr } from '../api/python-repr.js';
 import type { Resources } from './model.js';
 import { parseInTree, parseMemberOf, parseRequiredTraits, parseResources, parseTraitValue } from './query-filters.js';
-import { GROUP_PAT, GROUP_PAT_1_33 } from '../schemas/common.js';
 
 export interface RequestGroup {
   /** '' for the unsuffixed group, whose resources may come from several providers. */
@@ -37,6 +36,11 @@ export interface CandidateRequest {
   /** From 1.29 an allocation may use several providers of one tree. */
   nestedAware: boolean;
 }
+
+/** Request-group suffix before 1.33: a positive number. */
+export const GROUP_PAT = '[1-9][0-9]*';
+/** Request-group suffix from 1.33: 1-64 of letters, digits, "_" and "-". */
+export const GROUP_PAT_1_33 = '[a-zA-Z0-9_-]{1,64}';
 
 const GROUP_KEYS = ['resources', 'required', 'member_of', 'in_tree'] as const;
 

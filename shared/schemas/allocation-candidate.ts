@@ -1,6 +1,7 @@
 // Query string of GET /allocation_candidates.
 import type { JsonSchema } from '../http/validation.js';
-import { GROUP_PAT, GROUP_PAT_1_33, omit } from './common.js';
+import { GROUP_PAT, GROUP_PAT_1_33 } from '../domain/candidate-request.js';
+import { omit } from './common.js';
 
 /** GET /allocation_candidates query, 1.10–1.15: resources (required). */
 export const LIST_ALLOCATION_CANDIDATES_QUERY_1_10 = {

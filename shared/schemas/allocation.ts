@@ -1,6 +1,7 @@
 // Bodies of PUT /allocations/{consumer_uuid} and POST /allocations.
 import type { JsonSchema } from '../http/validation.js';
-import { CONSUMER_TYPE_PATTERN, GROUP_PAT_1_33, RC_PATTERN, UUID_PATTERN, UUID_STRING } from './common.js';
+import { GROUP_PAT_1_33 } from '../domain/candidate-request.js';
+import { CONSUMER_TYPE_PATTERN, RC_PATTERN, UUID_PATTERN, UUID_STRING } from './common.js';
 
 /** Amounts keyed by resource class: at least one, each a positive integer. */
 const RESOURCES = {

@@ -1,4 +1,4 @@
-// Shared fragments for every endpoint schema: uuid, resource class, trait, consumer type and request-group patterns, and integer limits.
+// Shared fragments for every endpoint schema: uuid, resource class, trait and consumer type patterns, and the float limit.
 import type { JsonSchema } from '../http/validation.js';
 
 const UUID_CHAR = '[0-9a-fA-F-]';
@@ -17,13 +17,6 @@ export const CONSUMER_TYPE_PATTERN = RC_PATTERN;
 /** Consumer type filter of GET /usages (1.38+): a type, or "all" / "unknown". */
 export const CONSUMER_TYPE_GET_PATTERN = `${CONSUMER_TYPE_PATTERN}|^all|^unknown$`;
 
-/** Request-group suffix before 1.33: a positive number. */
-export const GROUP_PAT = '[1-9][0-9]*';
-/** Request-group suffix from 1.33: 1-64 of letters, digits, "_" and "-". */
-export const GROUP_PAT_1_33 = '[a-zA-Z0-9_-]{1,64}';
-
-/** Largest value of the database's signed 32-bit integer columns. */
-export const MAX_INT = 0x7fffffff;
 /** Largest value of the database's single-precision float columns. */
 export const SQL_SP_FLOAT_MAX = 3.40282e38;
 

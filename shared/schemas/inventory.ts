@@ -1,6 +1,7 @@
 // Bodies of POST /resource_providers/{uuid}/inventories, PUT .../inventories and PUT .../inventories/{resource_class}.
 import type { JsonSchema } from '../http/validation.js';
-import { MAX_INT, RC_PATTERN, SQL_SP_FLOAT_MAX } from './common.js';
+import { MAX_INT } from '../domain/inventory.js';
+import { RC_PATTERN, SQL_SP_FLOAT_MAX } from './common.js';
 
 /** PUT /resource_providers/{uuid}/inventories/{resource_class} body, 1.0+ (upstream's base inventory schema). */
 export const PUT_INVENTORY_1_0 = {
