@@ -12,6 +12,7 @@ import { logger } from '../shared/http/logger.js';
 import { validateQuery, type JsonSchema } from '../shared/http/validation.js';
 import type { AllocationRequest } from '../shared/domain/allocation-candidates.js';
 import { parseCandidateRequest, type CandidateRequest } from '../shared/domain/candidate-request.js';
+import { capacity } from '../shared/domain/capacity.js';
 import type { SearchProvider } from '../shared/domain/model.js';
 import * as schemas from '../shared/schemas/allocation-candidate.js';
 import { config } from '../shared/config.js';
@@ -89,7 +90,7 @@ function providerSummary(request: PlacementRequest, provider: SearchProvider, re
       .map(([resourceClass, inventory]) => [
         resourceClass,
         {
-          capacity: Math.floor((inventory.total - inventory.reserved) * inventory.allocation_ratio),
+          capacity: capacity(inventory),
           used: provider.usages[resourceClass] ?? 0,
         },
       ]),

@@ -20,7 +20,7 @@
  * and stops when the caller has enough or the step budget is spent, so no
  * request can explode combinatorially. Pure.
  */
-import { fitsCapacity } from './capacity.js';
+import { fitsCapacity, freeCapacity } from './capacity.js';
 import type { CandidateRequest, RequestGroup } from './candidate-request.js';
 import { spreadsOverProviders } from './candidate-request.js';
 import type { SearchProvider } from './model.js';
@@ -168,12 +168,6 @@ function singleProviderParts(group: RequestGroup, tree: AnchorTree, inTreeRoot: 
   return parts;
 }
 
-/** Usable capacity as whole units, the way upstream checks a combined request. */
-function wholeCapacityLeft(provider: SearchProvider, resourceClass: string): number {
-  const inventory = provider.inventories[resourceClass]!;
-  return Math.floor((inventory.total - inventory.reserved) * inventory.allocation_ratio) - (provider.usages[resourceClass] ?? 0);
-}
-
 /**
  * Emits the candidates anchored at `tree`; `emit` returns false to stop.
  * Returns false when the search should stop (emit refused or budget spent).
@@ -205,8 +199,9 @@ export function candidatesForTree(
   const fits = (part: GroupPart) =>
     part.resources.every(({ provider, resourceClass, amount }) => {
       const total = (taken.get(`${provider} ${resourceClass}`) ?? 0) + amount;
-      const inventory = tree.providers.get(provider)!.inventories[resourceClass]!;
-      return total <= wholeCapacityLeft(tree.providers.get(provider)!, resourceClass) && total <= inventory.max_unit;
+      const { inventories, usages } = tree.providers.get(provider)!;
+      const inventory = inventories[resourceClass]!;
+      return total <= freeCapacity(inventory, usages[resourceClass] ?? 0) && total <= inventory.max_unit;
     });
   const oneProviderPerTree = (part: GroupPart) => {
     if (request.nestedAware) return true;

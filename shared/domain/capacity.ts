@@ -5,12 +5,19 @@
 import { conflict } from '../api/errors.js';
 import type { Inventory, Provider, Resources } from './model.js';
 
-/** Usable capacity: (total - reserved) * allocation_ratio, as upstream computes it. */
+/**
+ * The one capacity rule: (total - reserved) * allocation_ratio in whole
+ * units, cut towards zero as upstream's int() cuts it. Upstream shows and
+ * checks inventories with the whole number but compares claims with the
+ * product before the cut; for the whole amounts of at least 1 that claims
+ * ask for, both comparisons answer alike, so every check uses this one.
+ */
 export function capacity(inventory: Inventory): number {
-  return (inventory.total - inventory.reserved) * inventory.allocation_ratio;
+  // + 0: Math.trunc(-0.5) is -0, Python's int() has no negative zero.
+  return Math.trunc((inventory.total - inventory.reserved) * inventory.allocation_ratio) + 0;
 }
 
-/** What is left once current usage is taken off; never rounded, like upstream. */
+/** What is left once current usage is taken off. */
 export function freeCapacity(inventory: Inventory, used: number): number {
   return capacity(inventory) - used;
 }

@@ -4,6 +4,7 @@
  * inventory is replaced or removed, and the JSON shape of an inventory.
  * Pure: no I/O, no HTTP.
  */
+import { capacity } from './capacity.js';
 import type { Inventories, Inventory, Provider, Resources } from './model.js';
 import { STANDARD_RESOURCE_CLASSES } from './standard-catalog.js';
 
@@ -58,21 +59,13 @@ export function isWellFormedInventory(fields: unknown): fields is InventoryField
 }
 
 /**
- * Capacity as the write-time check sees it: (total - reserved) *
- * allocation_ratio, truncated towards zero like Python's int().
- */
-export function wholeCapacity(inventory: Inventory): number {
-  return Math.trunc((inventory.total - inventory.reserved) * inventory.allocation_ratio);
-}
-
-/**
  * Why the inventory may not be written, or undefined when it may. Before
  * microversion 1.26 the capacity must be positive; from 1.26 it may be zero
  * (reserved equal to total), only a negative capacity is refused.
  */
 export function capacityProblem(resourceClass: string, providerUuid: string, inventory: Inventory, reservedMayEqualTotal: boolean): string | undefined {
-  const capacity = wholeCapacity(inventory);
-  const invalid = reservedMayEqualTotal ? capacity < 0 : capacity <= 0;
+  const usable = capacity(inventory);
+  const invalid = reservedMayEqualTotal ? usable < 0 : usable <= 0;
   if (!invalid) return undefined;
   const comparison = reservedMayEqualTotal ? 'greater than' : 'greater than or equal to';
   return `Invalid inventory for '${resourceClass}' on resource provider '${providerUuid}'. The reserved value is ${comparison} total.`;
@@ -137,7 +130,7 @@ export function diffInventories(before: Inventories, after: Inventories): Invent
 export function overCapacityClasses(inventories: Inventories, usages: Resources): string[] {
   return sortResourceClasses(
     Object.entries(inventories)
-      .filter(([resourceClass, inventory]) => (usages[resourceClass] ?? 0) > wholeCapacity(inventory))
+      .filter(([resourceClass, inventory]) => (usages[resourceClass] ?? 0) > capacity(inventory))
       .map(([resourceClass]) => resourceClass),
   );
 }

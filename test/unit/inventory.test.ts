@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { capacity } from '../../shared/domain/capacity.js';
 import type { Consumer, Inventory, Provider } from '../../shared/domain/model.js';
 import {
   INVENTORY_DEFAULTS,
@@ -16,7 +17,6 @@ import {
   serializeInventories,
   serializeInventory,
   sortResourceClasses,
-  wholeCapacity,
   withInventories,
 } from '../../shared/domain/inventory.js';
 import { consumerTotals, consumerTypeOf, providerUsages, totalUsages, usagesByConsumerType } from '../../shared/domain/usages.js';
@@ -77,11 +77,11 @@ describe('inventory defaults', () => {
 
 describe('capacity validation', () => {
   it('computes capacity as int((total - reserved) * allocation_ratio)', () => {
-    expect(wholeCapacity(inv(3, { allocation_ratio: 1.1 }))).toBe(3);
-    expect(wholeCapacity(inv(10, { reserved: 2, allocation_ratio: 16 }))).toBe(128);
-    expect(wholeCapacity(inv(1, { allocation_ratio: 0.5 }))).toBe(0);
-    expect(wholeCapacity(inv(10, { allocation_ratio: -1 }))).toBe(-10);
-    expect(wholeCapacity(inv(10, { allocation_ratio: -0.5 }))).toBe(-5);
+    expect(capacity(inv(3, { allocation_ratio: 1.1 }))).toBe(3);
+    expect(capacity(inv(10, { reserved: 2, allocation_ratio: 16 }))).toBe(128);
+    expect(capacity(inv(1, { allocation_ratio: 0.5 }))).toBe(0);
+    expect(capacity(inv(10, { allocation_ratio: -1 }))).toBe(-10);
+    expect(capacity(inv(10, { allocation_ratio: -0.5 }))).toBe(-5);
   });
 
   it('refuses reserved >= total before 1.26', () => {
