@@ -6,6 +6,7 @@
  */
 import { badRequest } from '../api/errors.js';
 import { codePoints, pformat, pyRepr } from '../api/python-repr.js';
+import { isUuidLike } from '../domain/uuid.js';
 
 export type JsonType = 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean' | 'null';
 
@@ -75,17 +76,6 @@ const canonical = (value: unknown): string =>
     : Array.isArray(value)
       ? `[${value.map(canonical).join(',')}]`
       : JSON.stringify(value);
-
-/** oslo.utils' is_uuid_like (upstream's "uuid" format): 32 hex digits once "urn:", "uuid:", outer braces and dashes are dropped. */
-export const isUuidLike = (value: unknown): boolean =>
-  typeof value === 'string' &&
-  /^[0-9a-fA-F]{32}$/.test(
-    value
-      .replaceAll('urn:', '')
-      .replaceAll('uuid:', '')
-      .replace(/^[{}]+|[{}]+$/g, '')
-      .replaceAll('-', ''),
-  );
 
 const regexes = new Map<string, RegExp>();
 /** Python's re.search, whose bare `$` also matches before a final newline. */
