@@ -66,7 +66,7 @@ async function setAggregates(request: PlacementRequest): Promise<Reply> {
   return aggregatesReply(request, provider, aggregates);
 }
 
-export const operations: Operations = {
+export const operations: Operations<'aggregates'> = {
   'GET /resource_providers/{uuid}/aggregates': listAggregates,
   'PUT /resource_providers/{uuid}/aggregates': setAggregates,
 };

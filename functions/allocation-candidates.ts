@@ -182,7 +182,7 @@ async function listAllocationCandidates(request: PlacementRequest): Promise<Repl
   return { status: 200, json: responseBody(request, parsed, result), lastModified: new Date() };
 }
 
-export const operations: Operations = {
+export const operations: Operations<'allocation-candidates'> = {
   'GET /allocation_candidates': listAllocationCandidates,
 };
 

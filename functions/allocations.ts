@@ -140,7 +140,7 @@ async function showProviderAllocations(request: PlacementRequest): Promise<Reply
   };
 }
 
-export const operations: Operations = {
+export const operations: Operations<'allocations'> = {
   'GET /allocations/{consumer_uuid}': showConsumerAllocations,
   'PUT /allocations/{consumer_uuid}': putAllocations,
   'DELETE /allocations/{consumer_uuid}': deleteAllocations,

@@ -254,7 +254,7 @@ async function deleteAllInventoriesVersioned(request: PlacementRequest): Promise
 
 const RP = '/resource_providers/{uuid}';
 
-export const operations: Operations = {
+export const operations: Operations<'inventories'> = {
   [`GET ${RP}/inventories`]: listInventories,
   [`POST ${RP}/inventories`]: createInventory,
   [`PUT ${RP}/inventories`]: replaceInventories,

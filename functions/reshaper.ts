@@ -55,7 +55,7 @@ async function reshape(request: PlacementRequest): Promise<Reply> {
   return { status: 204 };
 }
 
-export const operations: Operations = {
+export const operations: Operations<'reshaper'> = {
   'POST /reshaper': reshape,
 };
 

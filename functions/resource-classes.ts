@@ -119,7 +119,7 @@ async function deleteClass(request: PlacementRequest): Promise<Reply> {
   return { status: 204 };
 }
 
-export const operations: Operations = {
+export const operations: Operations<'resource-classes'> = {
   'GET /resource_classes': listClasses,
   'POST /resource_classes': createClass,
   'GET /resource_classes/{name}': showClass,

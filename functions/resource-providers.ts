@@ -246,7 +246,7 @@ async function deleteResourceProvider(request: PlacementRequest) {
   return { status: 204 };
 }
 
-export const operations: Operations = {
+export const operations: Operations<'resource-providers'> = {
   'GET /resource_providers': listResourceProviders,
   'POST /resource_providers': createResourceProvider,
   'GET /resource_providers/{uuid}': showResourceProvider,

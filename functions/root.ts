@@ -3,7 +3,7 @@ import { lambdaHandler } from '../shared/http/lambda.js';
 import type { Operations } from '../shared/http/types.js';
 import { MAX_VERSION, MIN_VERSION } from '../shared/api/microversion.js';
 
-export const operations: Operations = {
+export const operations: Operations<'root'> = {
   'GET /': async () => ({
     status: 200,
     body: {

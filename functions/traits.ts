@@ -146,7 +146,7 @@ async function deleteProviderTraits(request: PlacementRequest): Promise<Reply> {
   return { status: 204 };
 }
 
-export const operations: Operations = {
+export const operations: Operations<'traits'> = {
   'GET /traits': listTraits,
   'GET /traits/{name}': showTrait,
   'PUT /traits/{name}': putTrait,

@@ -28,7 +28,7 @@ async function totalUsagesOfProject(request: PlacementRequest): Promise<Reply> {
   return { status: 200, body: { usages } };
 }
 
-export const operations: Operations = {
+export const operations: Operations<'usages'> = {
   'GET /resource_providers/{uuid}/usages': listProviderUsages,
   'GET /usages': totalUsagesOfProject,
 };

@@ -7,9 +7,9 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { PlacementRequest } from './request.js';
-import type { Operations, PlacementContext, PlacementHandler, Reply } from './types.js';
+import type { Operation, Operations, PlacementContext, PlacementHandler, Reply } from './types.js';
 import { unmatchedRouteError } from './router.js';
-import { routeKey } from './routes.js';
+import { routeKey, type HandlerName } from './routes.js';
 import { requestContext } from './middleware/request-context.js';
 import { errorResponse } from './middleware/error-response.js';
 import { cors } from './middleware/cors.js';
@@ -34,7 +34,8 @@ function toResult(reply: Reply, request: PlacementRequest): APIGatewayProxyStruc
   };
 }
 
-export function lambdaHandler(operations: Operations): PlacementHandler {
+export function lambdaHandler<H extends HandlerName>(operations: Operations<H>): PlacementHandler {
+  const byRouteKey: Readonly<Record<string, Operation | undefined>> = operations;
   const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PlacementContext>()
     .use(metrics())
     .use(requestContext())
@@ -48,10 +49,10 @@ export function lambdaHandler(operations: Operations): PlacementHandler {
     .use(authorize())
     .handler(async (_event, context) => {
       const request = context.placement!;
-      const operation = request.match ? operations[routeKey(request.match.route)] : undefined;
+      const operation = request.match ? byRouteKey[routeKey(request.match.route)] : undefined;
       if (operation === undefined) throw unmatchedRouteError(request.method, request.path);
       return toResult(await operation(request), request);
     });
   // Each invocation counts its DynamoDB units apart: the local server runs many at once in one process.
-  return (event, context) => trackConsumedCapacity(() => (handler as unknown as PlacementHandler)(event, context));
+  return (event, context) => trackConsumedCapacity(() => handler(event, context));
 }

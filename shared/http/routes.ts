@@ -40,7 +40,8 @@ const JSON_BODY = { jsonBody: {} };
 
 const RP = '/resource_providers/{uuid}';
 
-export const ROUTES: readonly Route[] = [
+/** The table as written: its literal types give each family's route keys (RouteKeyOf). */
+const ROUTE_TABLE = [
   { method: 'GET', path: '/', handler: 'root', since: '1.0', negotiatesAccept: false },
 
   { method: 'GET', path: '/resource_providers', handler: 'resource-providers', since: '1.0', policy: 'placement:resource_providers:list' },
@@ -112,7 +113,16 @@ export const ROUTES: readonly Route[] = [
 
   { method: 'GET', path: '/allocation_candidates', handler: 'allocation-candidates', since: '1.10', policy: 'placement:allocation_candidates:list' },
   { method: 'POST', path: '/reshaper', handler: 'reshaper', since: '1.30', policy: 'placement:reshaper:reshape', ...JSON_BODY },
-];
+] as const satisfies readonly Route[];
+
+export const ROUTES: readonly Route[] = ROUTE_TABLE;
+
+type RouteKeyOfRoute<R> = R extends { method: infer M extends string; path: infer P extends string } ? `${M} ${P}` : never;
 
 /** "GET /resource_providers/{uuid}": the API Gateway route key, also the key of a handler's operation map. */
+export type RouteKey = RouteKeyOfRoute<(typeof ROUTE_TABLE)[number]>;
+
+/** The route keys of one handler family: exactly the keys its `operations` map must have. */
+export type RouteKeyOf<H extends HandlerName> = RouteKeyOfRoute<Extract<(typeof ROUTE_TABLE)[number], { handler: H }>>;
+
 export const routeKey = (route: Pick<Route, 'method' | 'path'>): string => `${route.method} ${route.path}`;

@@ -7,6 +7,7 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { PlacementRequest } from './request.js';
+import type { HandlerName, RouteKeyOf } from './routes.js';
 
 export interface Reply {
   status: number;
@@ -24,13 +25,20 @@ export interface Reply {
 
 export type Operation = (request: PlacementRequest) => Promise<Reply>;
 
-/** Operations keyed by route key ("GET /traits"). */
-export type Operations = Record<string, Operation>;
+/**
+ * One family's operations, keyed by route key ("GET /traits"): exactly the
+ * family's routes in the route table, so a map that misses or misnames one
+ * does not compile.
+ */
+export type Operations<H extends HandlerName> = { readonly [K in RouteKeyOf<H>]: Operation };
 
 export interface PlacementContext extends Context {
   placement?: PlacementRequest;
 }
 
 export type LambdaRequest = middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PlacementContext>;
+
+/** A middleware of the chain, typed with the chain's event, result and context. */
+export type PlacementMiddleware = middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PlacementContext>;
 
 export type PlacementHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;

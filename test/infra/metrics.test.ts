@@ -7,6 +7,7 @@ import { metrics, METRICS_NAMESPACE } from '../../shared/http/middleware/metrics
 import { microversion } from '../../shared/http/middleware/microversion.js';
 import { requestContext } from '../../shared/http/middleware/request-context.js';
 import { lambdaHandler } from '../../shared/http/lambda.js';
+import { operations as traitsOperations } from '../../functions/traits.js';
 import type { PlacementContext } from '../../shared/http/types.js';
 import { recordConsumedCapacity, takeConsumedCapacity } from '../../shared/storage/consumed-capacity.js';
 import { ConcurrentUpdate } from '../../shared/storage/transaction.js';
@@ -167,7 +168,8 @@ describe('consumed capacity', () => {
       return true;
     });
     // Each request reads its `units` twice, with the other request's reads in between.
-    const handler = lambdaHandler({
+    const handler = lambdaHandler<'traits'>({
+      ...traitsOperations,
       'GET /traits': async (request) => {
         const units = Number(request.query.get('units'));
         recordConsumedCapacity({ CapacityUnits: units }, 'read');

@@ -5,11 +5,10 @@
  * public. Failures answer as upstream's auth middlewares do: noauth2's and
  * Keystone's 401, 503 when Keystone cannot be asked.
  */
-import type middy from '@middy/core';
 import { HttpError } from '../../api/errors.js';
 import { authStrategy, authenticateHeaders, checkAuthConfiguration, fromAuthorizerContext, keystone } from '../../auth/authenticate.js';
 import { logger } from '../logger.js';
-import type { LambdaRequest } from '../types.js';
+import type { LambdaRequest, PlacementMiddleware } from '../types.js';
 
 function unauthenticated(): HttpError {
   if (authStrategy() === 'noauth2') return new HttpError(401, '', { versioned: false, bare: true });
@@ -21,7 +20,7 @@ function unauthenticated(): HttpError {
   });
 }
 
-export const authenticate = (): middy.MiddlewareObj => {
+export const authenticate = (): PlacementMiddleware => {
   // Built with the handler, so an incomplete Keystone configuration fails the start, not a request.
   checkAuthConfiguration();
   return {
@@ -40,5 +39,5 @@ export const authenticate = (): middy.MiddlewareObj => {
           throw new HttpError(503, 'The Keystone service is temporarily unavailable.', { versioned: false, bare: true });
       }
     },
-  } as middy.MiddlewareObj;
+  };
 };

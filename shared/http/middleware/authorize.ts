@@ -1,10 +1,9 @@
 /** Checks the route's policy rule against the caller before the handler runs. */
-import type middy from '@middy/core';
 import { forbidden } from '../../api/errors.js';
 import { policy } from '../policy.js';
-import type { LambdaRequest } from '../types.js';
+import type { LambdaRequest, PlacementMiddleware } from '../types.js';
 
-export const authorize = (): middy.MiddlewareObj => {
+export const authorize = (): PlacementMiddleware => {
   // Built with the handler, so a bad policy file fails the cold start (or npm start), not a request.
   policy();
   return {
@@ -21,5 +20,5 @@ export const authorize = (): middy.MiddlewareObj => {
         throw forbidden(`Policy does not allow ${rule} to be performed.`);
       }
     },
-  } as middy.MiddlewareObj;
+  };
 };

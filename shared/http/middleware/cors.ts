@@ -6,11 +6,10 @@
  * that error becomes an empty 200, with the preflight headers only when the
  * origin, method and headers asked for are all allowed.
  */
-import type middy from '@middy/core';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { commaSeparated, config } from '../../config.js';
 import type { PlacementRequest } from '../request.js';
-import type { LambdaRequest } from '../types.js';
+import type { LambdaRequest, PlacementMiddleware } from '../types.js';
 
 export interface CorsOptions {
   allowedOrigins: string[];
@@ -73,7 +72,7 @@ function corsOptionsFromConfig(): CorsOptions {
 }
 
 /** Must come before the error middleware in the chain, so that it sees the error responses it makes. */
-export const cors = (options: CorsOptions = corsOptionsFromConfig()): middy.MiddlewareObj => {
+export const cors = (options: CorsOptions = corsOptionsFromConfig()): PlacementMiddleware => {
   const decorate = (request: LambdaRequest) => {
     const placement = request.context.placement;
     // Without an allowed origin upstream does not install the filter at all: OPTIONS stays 405.
@@ -84,5 +83,5 @@ export const cors = (options: CorsOptions = corsOptionsFromConfig()): middy.Midd
       addRequestHeaders(options, placement, request.response);
     }
   };
-  return { after: decorate, onError: decorate } as middy.MiddlewareObj;
+  return { after: decorate, onError: decorate };
 };

@@ -3,11 +3,10 @@
  * body (or HTML / plain text when the client does not accept JSON, as
  * upstream's webob does), anything else to a logged 500.
  */
-import type middy from '@middy/core';
 import { ErrorCode, HttpError } from '../../api/errors.js';
 import { ConcurrentUpdate, TooManyWrites } from '../../storage/transaction.js';
 import { logger } from '../logger.js';
-import type { LambdaRequest } from '../types.js';
+import type { LambdaRequest, PlacementMiddleware } from '../types.js';
 import { versionHeaders } from './microversion.js';
 
 /** The type webob picks for its own error pages: JSON unless the client prefers HTML, plain text when it takes neither. */
@@ -92,30 +91,29 @@ function render(error: HttpError, requestId: string, accept: string | undefined,
   }
 }
 
-export const errorResponse = (): middy.MiddlewareObj =>
-  ({
-    onError: (request: LambdaRequest) => {
-      const placement = request.context.placement;
-      let error = request.error;
-      if (error instanceof ConcurrentUpdate) {
-        error = new HttpError(409, error.message, { code: ErrorCode.CONCURRENT_UPDATE });
-      } else if (error instanceof TooManyWrites) {
-        error = new HttpError(413, error.message);
-      } else if (!(error instanceof HttpError)) {
-        logger.error('unhandled error', { error: error as Error });
-        error = new HttpError(500, 'An unexpected error occurred.');
-      }
-      const httpError = error as HttpError;
-      const versioned = httpError.versioned && placement?.versionKnown === true;
-      const { type, body } = render(httpError, placement?.requestId ?? '', placement?.header('accept'), versioned && placement.isAtLeast('1.23'));
-      request.response = {
-        statusCode: httpError.status,
-        headers: {
-          'content-type': type,
-          ...(versioned ? versionHeaders(placement, httpError.vary) : {}),
-          ...httpError.headers,
-        },
-        body,
-      };
-    },
-  }) as middy.MiddlewareObj;
+export const errorResponse = (): PlacementMiddleware => ({
+  onError: (request: LambdaRequest) => {
+    const placement = request.context.placement;
+    let error = request.error;
+    if (error instanceof ConcurrentUpdate) {
+      error = new HttpError(409, error.message, { code: ErrorCode.CONCURRENT_UPDATE });
+    } else if (error instanceof TooManyWrites) {
+      error = new HttpError(413, error.message);
+    } else if (!(error instanceof HttpError)) {
+      logger.error('unhandled error', { error: error as Error });
+      error = new HttpError(500, 'An unexpected error occurred.');
+    }
+    const httpError = error as HttpError;
+    const versioned = httpError.versioned && placement?.versionKnown === true;
+    const { type, body } = render(httpError, placement?.requestId ?? '', placement?.header('accept'), versioned && placement.isAtLeast('1.23'));
+    request.response = {
+      statusCode: httpError.status,
+      headers: {
+        'content-type': type,
+        ...(versioned ? versionHeaders(placement, httpError.vary) : {}),
+        ...httpError.headers,
+      },
+      body,
+    };
+  },
+});

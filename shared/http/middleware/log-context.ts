@@ -3,15 +3,13 @@
  * microversion. The logger is module-level and outlives the invocation, so
  * the previous request's keys are dropped first.
  */
-import type middy from '@middy/core';
 import { logger } from '../logger.js';
-import type { LambdaRequest } from '../types.js';
+import type { LambdaRequest, PlacementMiddleware } from '../types.js';
 
-export const logContext = (): middy.MiddlewareObj =>
-  ({
-    before: (request: LambdaRequest) => {
-      const placement = request.context.placement!;
-      logger.resetKeys();
-      logger.appendKeys({ request_id: placement.requestId, microversion: placement.version.toString() });
-    },
-  }) as middy.MiddlewareObj;
+export const logContext = (): PlacementMiddleware => ({
+  before: (request: LambdaRequest) => {
+    const placement = request.context.placement!;
+    logger.resetKeys();
+    logger.appendKeys({ request_id: placement.requestId, microversion: placement.version.toString() });
+  },
+});

@@ -20,11 +20,10 @@
  * scopes them), so they stay right under the local server's concurrency; the
  * record is off outside Lambda unless PLACEMENT_METRICS asks for it.
  */
-import type middy from '@middy/core';
 import { config } from '../../config.js';
 import { takeConsumedCapacity } from '../../storage/consumed-capacity.js';
 import { routeKey } from '../routes.js';
-import type { LambdaRequest } from '../types.js';
+import type { LambdaRequest, PlacementMiddleware } from '../types.js';
 
 export const METRICS_NAMESPACE = 'Placement';
 
@@ -64,7 +63,7 @@ function record(request: LambdaRequest, latencyMs: number): Record<string, unkno
   };
 }
 
-export const metrics = (write: MetricsWriter = toStdout): middy.MiddlewareObj => {
+export const metrics = (write: MetricsWriter = toStdout): PlacementMiddleware => {
   const started = new WeakMap<LambdaRequest, number>();
   const emit = (request: LambdaRequest) => {
     const start = started.get(request);
@@ -81,5 +80,5 @@ export const metrics = (write: MetricsWriter = toStdout): middy.MiddlewareObj =>
     },
     after: emit,
     onError: emit,
-  } as middy.MiddlewareObj;
+  };
 };

@@ -1,8 +1,7 @@
 /** Reads the requested microversion and echoes it on the response. */
-import type middy from '@middy/core';
 import { requestedMicroversion } from '../../api/microversion.js';
 import type { PlacementRequest } from '../request.js';
-import type { LambdaRequest } from '../types.js';
+import type { LambdaRequest, PlacementMiddleware } from '../types.js';
 
 export function versionHeaders(request: PlacementRequest, withVary: boolean): Record<string, string> {
   return {
@@ -11,17 +10,16 @@ export function versionHeaders(request: PlacementRequest, withVary: boolean): Re
   };
 }
 
-export const microversion = (): middy.MiddlewareObj =>
-  ({
-    before: (request: LambdaRequest) => {
-      const placement = request.context.placement!;
-      placement.version = requestedMicroversion(placement.header('openstack-api-version'));
-      placement.versionKnown = true;
-    },
-    after: (request: LambdaRequest) => {
-      const placement = request.context.placement!;
-      if (request.response) {
-        request.response.headers = { ...request.response.headers, ...versionHeaders(placement, true) };
-      }
-    },
-  }) as middy.MiddlewareObj;
+export const microversion = (): PlacementMiddleware => ({
+  before: (request: LambdaRequest) => {
+    const placement = request.context.placement!;
+    placement.version = requestedMicroversion(placement.header('openstack-api-version'));
+    placement.versionKnown = true;
+  },
+  after: (request: LambdaRequest) => {
+    const placement = request.context.placement!;
+    if (request.response) {
+      request.response.headers = { ...request.response.headers, ...versionHeaders(placement, true) };
+    }
+  },
+});

@@ -1,10 +1,9 @@
 /** Builds the PlacementRequest and stamps every response with its request id. */
 import { randomUUID } from 'node:crypto';
-import type middy from '@middy/core';
 import { PlacementRequest } from '../request.js';
-import type { LambdaRequest } from '../types.js';
+import type { LambdaRequest, PlacementMiddleware } from '../types.js';
 
-export const requestContext = (): middy.MiddlewareObj => {
+export const requestContext = (): PlacementMiddleware => {
   const stamp = (request: LambdaRequest) => {
     const requestId = request.context.placement?.requestId;
     if (request.response && requestId) {
@@ -17,5 +16,5 @@ export const requestContext = (): middy.MiddlewareObj => {
     },
     after: stamp,
     onError: stamp,
-  } as middy.MiddlewareObj;
+  };
 };

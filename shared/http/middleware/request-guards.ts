@@ -3,10 +3,9 @@
  * needs a content type; the route must exist at the requested microversion;
  * the client must accept JSON; a JSON body must say it is JSON.
  */
-import type middy from '@middy/core';
 import { HttpError, notFound } from '../../api/errors.js';
 import type { PlacementRequest } from '../request.js';
-import type { LambdaRequest } from '../types.js';
+import type { LambdaRequest, PlacementMiddleware } from '../types.js';
 
 /** Upstream checks the length outside its handlers, so these 400s carry no Vary header. */
 function checkContentLength(request: PlacementRequest): void {
@@ -35,39 +34,38 @@ function mediaType(request: PlacementRequest): string {
   return (request.header('content-type') ?? '').split(';')[0]!.trim();
 }
 
-export const requestGuards = (): middy.MiddlewareObj =>
-  ({
-    before: (request: LambdaRequest) => {
-      const placement = request.context.placement!;
-      checkContentLength(placement);
-      const route = placement.match?.route;
-      if (route === undefined) return; // the handler answers 404/405
-      if (placement.version.isBefore(route.since)) {
-        // Upstream raises these with no message of their own: the detail is the explanation alone.
-        throw route.statusBeforeSince === 405
-          ? new HttpError(405, '', {
-              explanation: `The method ${placement.method} is not allowed for this resource.`,
-              htmlExplanation: `The method ${placement.method} is not allowed for this resource. `,
-            })
-          : notFound('');
-      }
-      // Upstream negotiates only in the handlers of its GETs with a JSON document.
-      if (route.method === 'GET' && route.negotiatesAccept !== false && !acceptsJson(placement.header('accept'))) {
-        const accept = placement.header('accept');
-        throw new HttpError(406, 'Only application/json is provided', {
-          explanation: `The resource could not be generated that was acceptable to your browser (content of type ${accept}.`,
-          htmlExplanation: `The resource could not be generated that was acceptable to your browser\n(content of type ${accept}. `,
+export const requestGuards = (): PlacementMiddleware => ({
+  before: (request: LambdaRequest) => {
+    const placement = request.context.placement!;
+    checkContentLength(placement);
+    const route = placement.match?.route;
+    if (route === undefined) return; // the handler answers 404/405
+    if (placement.version.isBefore(route.since)) {
+      // Upstream raises these with no message of their own: the detail is the explanation alone.
+      throw route.statusBeforeSince === 405
+        ? new HttpError(405, '', {
+            explanation: `The method ${placement.method} is not allowed for this resource.`,
+            htmlExplanation: `The method ${placement.method} is not allowed for this resource. `,
+          })
+        : notFound('');
+    }
+    // Upstream negotiates only in the handlers of its GETs with a JSON document.
+    if (route.method === 'GET' && route.negotiatesAccept !== false && !acceptsJson(placement.header('accept'))) {
+      const accept = placement.header('accept');
+      throw new HttpError(406, 'Only application/json is provided', {
+        explanation: `The resource could not be generated that was acceptable to your browser (content of type ${accept}.`,
+        htmlExplanation: `The resource could not be generated that was acceptable to your browser\n(content of type ${accept}. `,
+      });
+    }
+    if (route.jsonBody && (route.jsonBody.until === undefined || placement.version.isBefore(route.jsonBody.until))) {
+      const type = mediaType(placement);
+      if (type !== 'application/json') {
+        const shown = type || 'None';
+        throw new HttpError(415, `The media type ${shown} is not supported, use application/json`, {
+          explanation: `The request media type ${shown} is not supported by this server.`,
+          htmlExplanation: `The request media type ${shown} is not supported by this server.\n`,
         });
       }
-      if (route.jsonBody && (route.jsonBody.until === undefined || placement.version.isBefore(route.jsonBody.until))) {
-        const type = mediaType(placement);
-        if (type !== 'application/json') {
-          const shown = type || 'None';
-          throw new HttpError(415, `The media type ${shown} is not supported, use application/json`, {
-            explanation: `The request media type ${shown} is not supported by this server.`,
-            htmlExplanation: `The request media type ${shown} is not supported by this server.\n`,
-          });
-        }
-      }
-    },
-  }) as middy.MiddlewareObj;
+    }
+  },
+});
