@@ -1,6 +1,6 @@
 /** Checks the route's policy rule against the caller before the handler runs. */
 import { forbidden } from '../../api/errors.js';
-import { policy } from '../policy.js';
+import { policy } from '../../auth/policy-file.js';
 import type { LambdaRequest, PlacementMiddleware } from '../types.js';
 
 export const authorize = (): PlacementMiddleware => {
