@@ -55,21 +55,44 @@ export function parseAssociated(value: string): boolean {
   return lowered === 'true';
 }
 
+/** SQL LIKE's case folding: ASCII letters only. */
+const foldCase = (char: string): string => (char >= 'A' && char <= 'Z' ? char.toLowerCase() : char);
+
+/** Whether the pattern piece (where "_" is any one character) matches `name` at `start`. Both are folded code points. */
+function pieceMatchesAt(name: string[], start: number, piece: string[]): boolean {
+  if (start + piece.length > name.length) return false;
+  return piece.every((char, offset) => char === '_' || char === name[start + offset]);
+}
+
 /**
  * The prefix test upstream makes with SQL `LIKE '<prefix>%'`: "%" in the
  * prefix matches any run of characters, "_" any single character, and ASCII
  * letters match regardless of case.
+ *
+ * Not a regular expression: a client's pattern of many "%" would make one
+ * backtrack exponentially (a reader could hold a function for minutes). The
+ * pattern is cut at each "%"; the first piece must match at the start and
+ * each further piece at its leftmost place after the one before, which is
+ * always a safe choice when only "%" separates them. That is at most
+ * (name length × pattern length) comparisons per name. A pattern whose
+ * pieces need more characters than a name may have matches nothing.
  */
 export function likePrefixMatcher(prefix: string): (name: string) => boolean {
-  let source = '^';
-  for (const char of prefix) {
-    if (char === '%') source += '[\\s\\S]*';
-    else if (char === '_') source += '[\\s\\S]';
-    else if (/[a-zA-Z]/.test(char)) source += `[${char.toLowerCase()}${char.toUpperCase()}]`;
-    else source += char.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-  }
-  const pattern = new RegExp(source, 'u');
-  return (name) => pattern.test(name);
+  const [first = [], ...rest] = prefix.split('%').map((piece) => [...piece].map(foldCase));
+  const needed = [first, ...rest].reduce((sum, piece) => sum + piece.length, 0);
+  if (needed > MAX_NAME_LENGTH) return () => false;
+  const pieces = rest.filter((piece) => piece.length > 0);
+  return (name) => {
+    const chars = [...name].map(foldCase);
+    if (!pieceMatchesAt(chars, 0, first)) return false;
+    let position = first.length;
+    for (const piece of pieces) {
+      while (position + piece.length <= chars.length && !pieceMatchesAt(chars, position, piece)) position++;
+      if (position + piece.length > chars.length) return false;
+      position += piece.length;
+    }
+    return true;
+  };
 }
 
 export interface TraitListFilter extends TraitNameFilter {

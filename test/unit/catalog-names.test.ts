@@ -102,6 +102,41 @@ describe('likePrefixMatcher (SQL LIKE prefix%)', () => {
   it('matches everything with an empty prefix', () => {
     expect(likePrefixMatcher('')('ANY')).toBe(true);
   });
+
+  it('agrees with a regular expression on every small pattern and name', () => {
+    // The regular expression is right but backtracks exponentially on many "%"; small inputs keep it quick.
+    const asRegex = (prefix: string) =>
+      new RegExp(`^${[...prefix].map((c) => (c === '%' ? '[\\s\\S]*' : c === '_' ? '[\\s\\S]' : `[${c.toLowerCase()}${c.toUpperCase()}]`)).join('')}`, 'u');
+    const words = (alphabet: string, length: number): string[] =>
+      length === 0 ? [''] : [...words(alphabet, length - 1), ...words(alphabet, length - 1).filter((w) => w.length === length - 1).flatMap((w) => [...alphabet].map((c) => w + c))];
+    const patterns = [...new Set(words('A%_', 5))];
+    const names = [...new Set(words('Aab', 5))];
+    const disagreements = patterns.flatMap((pattern) => {
+      const expected = asRegex(pattern);
+      const match = likePrefixMatcher(pattern);
+      return names.filter((name) => match(name) !== expected.test(name)).map((name) => `${pattern} ${name}`);
+    });
+    expect(disagreements).toEqual([]);
+  });
+
+  it('answers patterns of many % and _ at once', () => {
+    const name = 'HW_CPU_X86_AVX512VPCLMULQDQ'.repeat(9).slice(0, 255);
+    const started = performance.now();
+    expect(likePrefixMatcher(`${'%'.repeat(5000)}!`)(name)).toBe(false);
+    expect(likePrefixMatcher('%_'.repeat(120) + 'Z')(name)).toBe(false);
+    expect(likePrefixMatcher('_%'.repeat(3000))(name)).toBe(false);
+    expect(likePrefixMatcher('%Q'.repeat(10))(name)).toBe(true);
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+
+  it('matches nothing with more fixed characters than a name may have', () => {
+    expect(likePrefixMatcher('A'.repeat(256))('A'.repeat(300))).toBe(false);
+    expect(likePrefixMatcher(`${'A'.repeat(255)}%`)('A'.repeat(255))).toBe(true);
+  });
+
+  it('counts characters, not UTF-16 units', () => {
+    expect(likePrefixMatcher('_X')('\u{1F600}X')).toBe(true);
+  });
 });
 
 describe('filterTraits', () => {
