@@ -27,3 +27,11 @@ export function normalizeUuid(value: string): string {
   const hex = hexDigits(value);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
+
+/**
+ * A provider or consumer uuid as it is stored and looked up. Upstream runs
+ * on MySQL, whose collation compares them ignoring case, so a consumer
+ * written as ABC… is read, replaced and deleted as abc… too; here they are
+ * stored and looked up in lower case.
+ */
+export const foldUuidCase = (uuid: string): string => uuid.toLowerCase();

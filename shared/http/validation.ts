@@ -57,8 +57,11 @@ const isType = (value: unknown, type: JsonType): boolean => {
       return typeof value === 'object' && value !== null && !Array.isArray(value);
     case 'array':
       return Array.isArray(value);
+    // Integers past a double's exact range arrive as BigInts (http/json-body.ts).
     case 'integer':
-      return Number.isInteger(value);
+      return Number.isInteger(value) || typeof value === 'bigint';
+    case 'number':
+      return typeof value === 'number' || typeof value === 'bigint';
     case 'null':
       return value === null;
     default:
@@ -75,7 +78,9 @@ const canonical = (value: unknown): string =>
         .join(',')}}`
     : Array.isArray(value)
       ? `[${value.map(canonical).join(',')}]`
-      : JSON.stringify(value);
+      : typeof value === 'bigint'
+        ? String(value)
+        : JSON.stringify(value);
 
 const regexes = new Map<string, RegExp>();
 /** Python's re.search, whose bare `$` also matches before a final newline. */
@@ -90,10 +95,10 @@ function search(pattern: string, text: string): boolean {
 const propertyCount = (v: unknown) => (isObject(v) ? Object.keys(v).length : NaN);
 const itemCount = (v: unknown) => (Array.isArray(v) ? v.length : NaN);
 const stringLength = (v: unknown) => (typeof v === 'string' ? codePoints(v) : NaN);
-const numberValue = (v: unknown) => (typeof v === 'number' ? v : NaN);
+const numberValue = (v: unknown) => (typeof v === 'number' || typeof v === 'bigint' ? v : NaN);
 type Limit = 'minProperties' | 'maxProperties' | 'minItems' | 'maxItems' | 'minLength' | 'maxLength' | 'minimum' | 'maximum';
 /** Bounds, each for one kind of instance (NaN measures the others): what is measured, whether it is a minimum, the message. */
-const LIMITS: Record<Limit, [(v: unknown) => number, boolean, (repr: string, bound: string) => string]> = {
+const LIMITS: Record<Limit, [(v: unknown) => number | bigint, boolean, (repr: string, bound: string) => string]> = {
   minProperties: [propertyCount, true, (r) => `${r} does not have enough properties`],
   maxProperties: [propertyCount, false, (r) => `${r} has too many properties`],
   minItems: [itemCount, true, (r) => `${r} is too short`],
@@ -213,14 +218,23 @@ function bestMatch(errors: SchemaError[]): SchemaError | undefined {
   return best;
 }
 
-/** The error's str(), newlines flattened to spaces. */
+/**
+ * Longest error description returned. Upstream returns descriptions of any
+ * length (a body of 40,000 unexpected keys names them all); a response must
+ * stay far below Lambda's 6 MB.
+ */
+export const MAX_DESCRIPTION = 65_536;
+
+/** The error's str(), newlines flattened to spaces, cut at MAX_DESCRIPTION characters. */
 function describe(e: SchemaError): string {
   const at = (word: string, path: Path) => (path.length ? `${word}[${path.map((p) => pyRepr(p)).join('][')}]` : word);
   const block = (value: unknown) => pformat(value).replaceAll('\n', '\n    ');
   const text =
     `${e.message}\n\nFailed validating ${pyRepr(e.keyword)} in ${at('schema', e.schemaPath.slice(0, -1))}:\n` +
     `    ${block(e.schema)}\n\nOn ${at('instance', e.path)}:\n    ${block(e.instance)}`;
-  return text.replaceAll('\n', ' ');
+  const flat = text.replaceAll('\n', ' ');
+  if (flat.length <= MAX_DESCRIPTION) return flat;
+  return `${flat.slice(0, MAX_DESCRIPTION)} ... (${flat.length - MAX_DESCRIPTION} more characters left out)`;
 }
 
 function firstError(schema: JsonSchema, instance: unknown): SchemaError | undefined {

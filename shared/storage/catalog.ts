@@ -10,6 +10,7 @@ import { batchGet, getItem, queryAll } from './reads.js';
 import { RESOURCE_CLASSES_PK, TRAITS_PK, type Key } from './keys.js';
 import { commit, type Write } from './transaction.js';
 import { STANDARD_RESOURCE_CLASSES, STANDARD_TRAITS } from '../domain/standard-catalog.js';
+import { isValidCustomName } from '../domain/catalog-names.js';
 
 export interface CatalogEntry {
   name: string;
@@ -22,23 +23,34 @@ export interface CatalogEntry {
 }
 
 export class Catalog {
+  private readonly standardNames: ReadonlySet<string>;
+
   constructor(
     private readonly partition: string,
     /** Names shipped with the service; seeded into the table and never deleted. */
     private readonly standard: readonly string[],
-  ) {}
+  ) {
+    this.standardNames = new Set(standard);
+  }
+
+  /**
+   * Whether the catalog could hold the name at all: a standard name or a
+   * well-formed custom one. Other names (prototype names, 3000 characters)
+   * are simply absent, without a read.
+   */
+  private couldHold(name: string): boolean {
+    return this.standardNames.has(name) || isValidCustomName(name);
+  }
 
   /**
    * The names, in request order, that are not in the catalog: standard names
-   * are known without a read, non-custom ones can never exist, and the custom
-   * rest is looked up in one batch.
+   * are known without a read, the others are looked up in one batch.
    */
   async missing(names: Iterable<string>): Promise<string[]> {
     const requested = [...new Set(names)];
-    const standard = new Set(this.standard);
-    const toRead = requested.filter((name) => !standard.has(name) && name.startsWith('CUSTOM_'));
+    const toRead = requested.filter((name) => !this.standardNames.has(name));
     const found = toRead.length === 0 ? new Map<string, CatalogEntry>() : await this.getMany(toRead);
-    return requested.filter((name) => !standard.has(name) && !found.has(name));
+    return requested.filter((name) => !this.standardNames.has(name) && !found.has(name));
   }
 
   private key(name: string): Key {
@@ -55,11 +67,13 @@ export class Catalog {
 
   /** Strongly consistent reads of the named entries; missing names are absent from the map. */
   async getMany(names: Iterable<string>): Promise<Map<string, CatalogEntry>> {
-    const items = (await batchGet([...new Set(names)].map((name) => this.key(name)))) as unknown as CatalogEntry[];
+    const possible = [...new Set(names)].filter((name) => this.couldHold(name));
+    const items = (await batchGet(possible.map((name) => this.key(name)))) as unknown as CatalogEntry[];
     return new Map(items.map((entry) => [entry.name, entry]));
   }
 
   async get(name: string): Promise<CatalogEntry | undefined> {
+    if (!this.couldHold(name)) return undefined;
     return (await getItem(this.key(name))) as CatalogEntry | undefined;
   }
 

@@ -11,8 +11,13 @@
  *   sharing marker  SHARING            <uuid>                  (providers with MISC_SHARES_VIA_AGGREGATE)
  *                   SHARING#<aggregate> <uuid>                 (the same, per aggregate)
  *   aggregate member AGG#<aggregate>   RP#<uuid>
+ *
+ * Provider and consumer uuids are keyed in lower case (see foldUuidCase).
+ * A client's string that could pass DynamoDB's key limits is keyed by its
+ * digest instead (see clientPart).
  */
 import { createHash } from 'node:crypto';
+import { foldUuidCase } from '../domain/uuid.js';
 import { PROVIDER_SHARDS } from './table-definition.js';
 
 export interface Key {
@@ -23,31 +28,51 @@ export interface Key {
 export const PROVIDER_SK = 'PROVIDER';
 export const ALLOCATION_PREFIX = 'ALLOC#';
 
-export const providerKey = (uuid: string): Key => ({ pk: `RP#${uuid}`, sk: PROVIDER_SK });
-export const providerNameKey = (name: string): Key => ({ pk: `RPNAME#${name}`, sk: 'RPNAME' });
+/** Bytes of a client's string kept as they are in a partition key (DynamoDB's limit: 2048). */
+const PARTITION_PART_BYTES = 1024;
+/** In a sort key (limit 1024), which may also hold a uuid. */
+const SORT_PART_BYTES = 400;
+
+const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
+
+/**
+ * `<prefix>#<value>`, the value being a string a client chose (a path
+ * segment, a name, a project or user id), as long as it fits; a longer one
+ * (which only a query can name, or a user id of 255 four-byte characters)
+ * is keyed `<prefix>@<SHA-256>` instead, so that every key fits DynamoDB's
+ * limits and no short string can pose as a long one's digest. The items keep
+ * the value itself.
+ */
+function clientPart(prefix: string, value: string, maxBytes = PARTITION_PART_BYTES): string {
+  return Buffer.byteLength(value) <= maxBytes ? `${prefix}#${value}` : `${prefix}@${sha256(value)}`;
+}
+
+const uuidPart = (prefix: string, uuid: string) => clientPart(prefix, foldUuidCase(uuid));
+
+export const providerKey = (uuid: string): Key => ({ pk: uuidPart('RP', uuid), sk: PROVIDER_SK });
+export const providerNameKey = (name: string): Key => ({ pk: clientPart('RPNAME', name), sk: 'RPNAME' });
+export const providerAllocationsPartition = (providerUuid: string): string => uuidPart('RP', providerUuid);
 export const allocationKey = (providerUuid: string, consumerUuid: string): Key => ({
-  pk: `RP#${providerUuid}`,
-  sk: `${ALLOCATION_PREFIX}${consumerUuid}`,
+  pk: providerAllocationsPartition(providerUuid),
+  sk: `${ALLOCATION_PREFIX}${foldUuidCase(consumerUuid)}`,
 });
-export const providerAllocationsPartition = (providerUuid: string): string => `RP#${providerUuid}`;
-export const consumerKey = (uuid: string): Key => ({ pk: `CONSUMER#${uuid}`, sk: 'CONSUMER' });
+export const consumerKey = (uuid: string): Key => ({ pk: uuidPart('CONSUMER', uuid), sk: 'CONSUMER' });
 
 /** The candidate search starts from these: sharing providers, and the members of an aggregate. */
 export const SHARING_PK = 'SHARING';
 export const sharingMarkerKey = (uuid: string): Key => ({ pk: SHARING_PK, sk: uuid });
-export const sharingPartition = (aggregate: string): string => `${SHARING_PK}#${aggregate}`;
+export const sharingPartition = (aggregate: string): string => clientPart(SHARING_PK, aggregate);
 export const sharingInAggregateKey = (aggregate: string, uuid: string): Key => ({ pk: sharingPartition(aggregate), sk: uuid });
-export const aggregatePartition = (aggregate: string): string => `AGG#${aggregate}`;
+export const aggregatePartition = (aggregate: string): string => clientPart('AGG', aggregate);
 export const aggregateMemberKey = (aggregate: string, uuid: string): Key => ({ pk: aggregatePartition(aggregate), sk: `RP#${uuid}` });
 
 export const RESOURCE_CLASSES_PK = 'RESOURCE_CLASSES';
 export const TRAITS_PK = 'TRAITS';
-export const resourceClassKey = (name: string): Key => ({ pk: RESOURCE_CLASSES_PK, sk: name });
-export const traitKey = (name: string): Key => ({ pk: TRAITS_PK, sk: name });
 
-export const treeGroup = (rootUuid: string): string => `TREE#${rootUuid}`;
-export const projectGroup = (projectId: string): string => `PROJECT#${projectId}`;
-export const userPrefix = (userId: string): string => `USER#${userId}#`;
+export const treeGroup = (rootUuid: string): string => uuidPart('TREE', rootUuid);
+export const projectGroup = (projectId: string): string => clientPart('PROJECT', projectId);
+/** The start of the byGroup sort keys of one user's consumers. */
+export const userPrefix = (userId: string): string => `${clientPart('USER', userId, SORT_PART_BYTES)}#`;
 
 /** Index keys of a provider item: its tree (byGroup) and its shard (byShard). */
 export function providerIndexKeys(uuid: string, rootUuid: string) {

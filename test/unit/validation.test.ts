@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { HttpError } from '../../shared/api/errors.js';
 import { pyRepr } from '../../shared/api/python-repr.js';
 import { isValid, validateBody, validateQuery, type JsonSchema } from '../../shared/http/validation.js';
+import { isUuidLike } from '../../shared/domain/uuid.js';
 import { PUT_AGGREGATES_1_19 } from '../../shared/schemas/aggregate.js';
 import { PUT_ALLOCATIONS_1_12, PUT_ALLOCATIONS_1_28, PUT_ALLOCATIONS_1_38, POST_ALLOCATIONS_1_34 } from '../../shared/schemas/allocation.js';
 import {
@@ -123,6 +124,12 @@ describe('error messages', () => {
   it("applies upstream's uuid format (oslo is_uuid_like, shared/domain/uuid.ts), to any type", () => {
     expect(isValid({ format: 'uuid' }, `urn:uuid:${UUID}`)).toBe(true);
     expect(isValid({ format: 'uuid' }, `URN:UUID:${UUID}`)).toBe(false);
+    for (const ok of [UUID, UUID.toUpperCase(), UUID.replaceAll('-', ''), `{${UUID}}`, `urn:uuid:${UUID}`, '1234-5678123456781234567812345678', `urn:urn:uuid:uuid:${UUID}`]) {
+      expect(isUuidLike(ok)).toBe(true);
+    }
+    for (const bad of ['abc', UUID.slice(1), `g${UUID.slice(1)}`, ` ${UUID}`, `${UUID}\n`, 42, null]) {
+      expect(isUuidLike(bad)).toBe(false);
+    }
     expect(bodyError(POST_RESOURCE_PROVIDER_1_0, { name: 'n', uuid: 'abc' })).toMatch(
       /: 'abc' is not a 'uuid'  Failed validating 'format' in schema\['properties'\]\['uuid'\]/,
     );
