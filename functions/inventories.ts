@@ -4,7 +4,7 @@ import { lambdaHandler } from '../shared/http/lambda.js';
 import type { Operations, Reply } from '../shared/http/types.js';
 import { logger } from '../shared/http/logger.js';
 import type { PlacementRequest } from '../shared/http/request.js';
-import type { Inventories, Provider } from '../shared/domain/model.js';
+import { entryOf, type Inventories, type Provider } from '../shared/domain/model.js';
 import {
   capacityProblem,
   classesInUse,
@@ -102,7 +102,7 @@ async function showInventory(request: PlacementRequest): Promise<Reply> {
   const uuid = request.param('uuid');
   const resourceClass = request.param('resource_class');
   const provider = await loadProvider(uuid, ' : ');
-  const inventory = provider.inventories[resourceClass];
+  const inventory = entryOf(provider.inventories, resourceClass);
   if (inventory === undefined) throw notFound(`No inventory of class ${resourceClass} for ${uuid}`);
   return { status: 200, body: serializeInventory(inventory, provider.generation), lastModified: new Date(provider.updatedAt) };
 }
@@ -126,7 +126,7 @@ async function createInventory(request: PlacementRequest): Promise<Reply> {
   const { after } = await changeInventories(
     provider,
     (current) => {
-      if (resourceClass in current.inventories) {
+      if (Object.hasOwn(current.inventories, resourceClass)) {
         throw conflict(`Update conflict: Inventory for '${resourceClass}' on resource provider '${uuid}' already exists.`, ErrorCode.CONCURRENT_UPDATE);
       }
       return { ...current.inventories, [resourceClass]: inventory };
@@ -199,7 +199,7 @@ async function updateInventory(request: PlacementRequest): Promise<Reply> {
   const { before, after } = await changeInventories(
     provider,
     async (current) => {
-      if (!(resourceClass in current.inventories)) {
+      if (!Object.hasOwn(current.inventories, resourceClass)) {
         // Upstream's class lookup raises a NotFound that escapes the handler (no vary header).
         if (!(await classExists(resourceClass))) throw objectNotFound(noSuchClass(resourceClass));
         throw badRequest(`No inventory record with resource class for resource provider ${uuid}: No inventory of class ${resourceClass} found.`);
@@ -217,11 +217,11 @@ async function deleteInventory(request: PlacementRequest): Promise<Reply> {
   const resourceClass = request.param('resource_class');
   const provider = await loadProvider(uuid);
   const notFoundForDelete = (detail: string) => notFound(`No inventory of class ${resourceClass} found for delete: ${detail}`);
-  if (!(resourceClass in provider.inventories) && !(await classExists(resourceClass))) {
+  if (!Object.hasOwn(provider.inventories, resourceClass) && !(await classExists(resourceClass))) {
     throw notFoundForDelete(noSuchClass(resourceClass));
   }
   await changeInventories(provider, (current) => {
-    if (!(resourceClass in current.inventories)) throw notFoundForDelete(`No inventory of class ${resourceClass} found for delete`);
+    if (!Object.hasOwn(current.inventories, resourceClass)) throw notFoundForDelete(`No inventory of class ${resourceClass} found for delete`);
     const inUse = classesInUse(current.usages, [resourceClass]);
     if (inUse.length > 0) {
       // Upstream tags this conflict as a concurrent update, not as inventory in use.

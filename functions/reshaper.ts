@@ -12,6 +12,7 @@ import { allocatedClasses, desiredConsumer, providersInvolved, type ConsumerBody
 import { inventoriesFromRecords } from '../shared/domain/inventory.js';
 import { planReshape, unknownReshapeClass, type DesiredInventories } from '../shared/domain/reshape.js';
 import * as schemas from '../shared/schemas/reshaper.js';
+import { foldUuidCase } from '../shared/domain/uuid.js';
 import { config } from '../shared/config.js';
 import { resourceClasses } from '../shared/storage/catalog.js';
 import { getConsumers, writeReshape } from '../shared/storage/consumers.js';
@@ -32,7 +33,7 @@ function schema(request: PlacementRequest): JsonSchema {
 async function reshape(request: PlacementRequest): Promise<Reply> {
   const body = request.json<ReshaperBody>(schema(request));
   const inventories: DesiredInventories[] = Object.entries(body.inventories).map(([providerUuid, entry]) => ({
-    providerUuid,
+    providerUuid: foldUuidCase(providerUuid),
     generation: entry.resource_provider_generation,
     inventories: inventoriesFromRecords(entry.inventories, unknownReshapeClass),
   }));

@@ -198,8 +198,8 @@ async function updateResourceProvider(request: PlacementRequest) {
           ? badRequest(`Unable to save resource provider ${uuid}: Object action create failed because: ${problem.reason}`)
           : failure(problem.reason);
       after.parentUuid = parentUuid;
-      after.rootUuid = parent?.rootUuid ?? uuid;
-      subtree = problem === undefined ? descendantsOf(uuid, tree) : [];
+      after.rootUuid = parent?.rootUuid ?? before.uuid;
+      subtree = problem === undefined ? descendantsOf(before.uuid, tree) : [];
     }
   }
   const writes = providerChangeWrites(before, after, {

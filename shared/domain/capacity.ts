@@ -3,7 +3,7 @@
  * amount fits the inventory's constraints. Pure.
  */
 import { conflict } from '../api/errors.js';
-import type { Inventory, Provider, Resources } from './model.js';
+import { entryOf, type Inventory, type Provider, type Resources } from './model.js';
 
 /**
  * The one capacity rule: (total - reserved) * allocation_ratio in whole
@@ -22,10 +22,14 @@ export function freeCapacity(inventory: Inventory, used: number): number {
   return capacity(inventory) - used;
 }
 
-/** Free capacity of every class of a provider: what claim conditions compare against. */
+/**
+ * Free capacity of every class of a provider, in whole units: what claim
+ * conditions compare with whole amounts. Whole, it is also a number DynamoDB
+ * can store: a ratio of 1e-300 would leave 8e-300, which it cannot.
+ */
 export function freeCapacities(provider: Pick<Provider, 'inventories' | 'usages'>): Resources {
   return Object.fromEntries(
-    Object.entries(provider.inventories).map(([resourceClass, inventory]) => [resourceClass, freeCapacity(inventory, provider.usages[resourceClass] ?? 0)]),
+    Object.entries(provider.inventories).map(([resourceClass, inventory]) => [resourceClass, freeCapacity(inventory, entryOf(provider.usages, resourceClass) ?? 0)]),
   );
 }
 
@@ -41,7 +45,7 @@ const unableToAllocate = (detail: string) => conflict(`Unable to allocate invent
  * what everyone else already uses there (`usedByOthers`).
  */
 export function checkAllocation(provider: Provider, resourceClass: string, amount: number, usedByOthers: number): void {
-  const inventory = provider.inventories[resourceClass];
+  const inventory = entryOf(provider.inventories, resourceClass);
   if (inventory === undefined) {
     throw unableToAllocate(`Inventory for '${resourceClass}' on resource provider '${provider.uuid}' invalid.`);
   }
@@ -59,7 +63,7 @@ export function checkAllocation(provider: Provider, resourceClass: string, amoun
 
 /** True when the provider could take `amount` more of the class right now. */
 export function fitsCapacity(provider: Pick<Provider, 'inventories' | 'usages'>, resourceClass: string, amount: number): boolean {
-  const inventory = provider.inventories[resourceClass];
+  const inventory = entryOf(provider.inventories, resourceClass);
   if (inventory === undefined || !fitsConstraints(inventory, amount)) return false;
-  return capacity(inventory) >= (provider.usages[resourceClass] ?? 0) + amount;
+  return capacity(inventory) >= (entryOf(provider.usages, resourceClass) ?? 0) + amount;
 }

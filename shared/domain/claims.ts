@@ -21,7 +21,8 @@ import { STANDARD_RESOURCE_CLASSES } from './standard-catalog.js';
 import { conflict, badRequest, ErrorCode, type HttpError } from '../api/errors.js';
 import { pythonSetOrder } from '../api/python-set.js';
 import type { Microversion } from '../api/microversion.js';
-import type { Consumer, ConsumerChange, Provider, ProviderUsageChange, Resources } from './model.js';
+import { entryOf, type Consumer, type ConsumerChange, type Provider, type ProviderUsageChange, type Resources } from './model.js';
+import { foldUuidCase } from './uuid.js';
 
 /** Project and user recorded for consumers written before 1.8, which could not name them. */
 const INCOMPLETE_CONSUMER_ID = '00000000-0000-0000-0000-000000000000';
@@ -57,17 +58,19 @@ export interface ConsumerBody {
   mappings?: Record<string, string[]>;
 }
 
-/** The body's wishes for one consumer. Mappings (1.34) are validated by the schema and, as upstream, not kept. */
+/**
+ * The body's wishes for one consumer. Mappings (1.34) are validated by the
+ * schema and, as upstream, not kept. Consumer and provider uuids in any case
+ * name the same objects (see foldUuidCase).
+ */
 export function desiredConsumer(uuid: string, body: ConsumerBody, version: Microversion): DesiredConsumer {
-  const allocations: Record<string, Resources> = {};
-  if (Array.isArray(body.allocations)) {
-    for (const entry of body.allocations) allocations[entry.resource_provider.uuid] = entry.resources;
-  } else {
-    for (const [providerUuid, entry] of Object.entries(body.allocations)) allocations[providerUuid] = entry.resources;
-  }
+  const entries: [string, Resources][] = Array.isArray(body.allocations)
+    ? body.allocations.map((entry) => [entry.resource_provider.uuid, entry.resources])
+    : Object.entries(body.allocations).map(([providerUuid, entry]) => [providerUuid, entry.resources]);
+  const allocations = Object.fromEntries(entries.map(([providerUuid, resources]) => [foldUuidCase(providerUuid), resources]));
   const complete = body.project_id !== undefined;
   return {
-    uuid,
+    uuid: foldUuidCase(uuid),
     projectId: complete ? body.project_id! : INCOMPLETE_CONSUMER_ID,
     userId: complete ? body.user_id! : INCOMPLETE_CONSUMER_ID,
     expectedGeneration: version.isAtLeast('1.28') ? (body.consumer_generation ?? null) : undefined,
@@ -217,7 +220,7 @@ export function planClaim(desired: DesiredConsumer[], state: ClaimState, now: st
   }
   const classes = upstreamClassOrder(lines.map((line) => line.resourceClass));
   const providersWithoutInventory = [...new Set(lines.map((line) => line.provider))].filter(
-    (uuid) => !classes.some((resourceClass) => state.providers.get(uuid)!.inventories[resourceClass] !== undefined),
+    (uuid) => !classes.some((resourceClass) => entryOf(state.providers.get(uuid)!.inventories, resourceClass) !== undefined),
   );
   if (providersWithoutInventory.length > 0) {
     throw conflict(
@@ -229,7 +232,7 @@ export function planClaim(desired: DesiredConsumer[], state: ClaimState, now: st
     nestedAdd(requested, line.provider, line.resourceClass, line.used);
     if (line.used === 0) continue;
     const provider = state.providers.get(line.provider)!;
-    const others = (provider.usages[line.resourceClass] ?? 0) - (released.get(line.provider)?.[line.resourceClass] ?? 0);
+    const others = (entryOf(provider.usages, line.resourceClass) ?? 0) - (released.get(line.provider)?.[line.resourceClass] ?? 0);
     const earlier = requested.get(line.provider)![line.resourceClass]! - line.used;
     checkAllocation(provider, line.resourceClass, line.used, others + earlier);
   }

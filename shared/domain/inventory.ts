@@ -5,7 +5,7 @@
  * Pure: no I/O, no HTTP.
  */
 import { capacity } from './capacity.js';
-import type { Inventories, Inventory, Provider, Resources } from './model.js';
+import { entryOf, type Inventories, type Inventory, type Provider, type Resources } from './model.js';
 import { STANDARD_RESOURCE_CLASSES } from './standard-catalog.js';
 
 /** The largest value of the 32-bit integer columns upstream stores inventory in. */
@@ -42,12 +42,13 @@ export function inventoryWithDefaults(fields: InventoryFields): Inventory {
  * name can never be a class, and `onMalformed` names the error upstream gives.
  */
 export function inventoriesFromRecords(records: Record<string, unknown>, onMalformed: (resourceClass: string) => Error): Inventories {
-  const inventories: Inventories = {};
-  for (const [resourceClass, record] of Object.entries(records)) {
-    if (!isWellFormedInventory(record)) throw onMalformed(resourceClass);
-    inventories[resourceClass] = inventoryWithDefaults(record);
-  }
-  return inventories;
+  // Built from entries, never by assignment: a "__proto__" record must stay a (refused) class, not replace the prototype.
+  return Object.fromEntries(
+    Object.entries(records).map(([resourceClass, record]) => {
+      if (!isWellFormedInventory(record)) throw onMalformed(resourceClass);
+      return [resourceClass, inventoryWithDefaults(record)];
+    }),
+  );
 }
 
 /** True when every field of the record is a number (a record the schema did not check may hold anything). */
@@ -97,7 +98,7 @@ export const sortResourceClasses = (names: Iterable<string>): string[] => [...na
 
 /** The classes, among `classes`, that some consumer holds on the provider (in upstream's order). */
 export function classesInUse(usages: Resources, classes: Iterable<string>): string[] {
-  return sortResourceClasses(new Set([...classes].filter((resourceClass) => (usages[resourceClass] ?? 0) > 0)));
+  return sortResourceClasses(new Set([...classes].filter((resourceClass) => (entryOf(usages, resourceClass) ?? 0) > 0)));
 }
 
 /** Upstream's InventoryInUse sentence. */
@@ -116,9 +117,9 @@ export function diffInventories(before: Inventories, after: Inventories): Invent
   const beforeClasses = Object.keys(before);
   const afterClasses = Object.keys(after);
   return {
-    added: sortResourceClasses(afterClasses.filter((name) => !(name in before))),
-    removed: sortResourceClasses(beforeClasses.filter((name) => !(name in after))),
-    kept: sortResourceClasses(afterClasses.filter((name) => name in before)),
+    added: sortResourceClasses(afterClasses.filter((name) => !Object.hasOwn(before, name))),
+    removed: sortResourceClasses(beforeClasses.filter((name) => !Object.hasOwn(after, name))),
+    kept: sortResourceClasses(afterClasses.filter((name) => Object.hasOwn(before, name))),
   };
 }
 
@@ -130,7 +131,7 @@ export function diffInventories(before: Inventories, after: Inventories): Invent
 export function overCapacityClasses(inventories: Inventories, usages: Resources): string[] {
   return sortResourceClasses(
     Object.entries(inventories)
-      .filter(([resourceClass, inventory]) => (usages[resourceClass] ?? 0) > capacity(inventory))
+      .filter(([resourceClass, inventory]) => (entryOf(usages, resourceClass) ?? 0) > capacity(inventory))
       .map(([resourceClass]) => resourceClass),
   );
 }

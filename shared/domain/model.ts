@@ -15,6 +15,16 @@ export type Inventories = Record<string, Inventory>;
 /** Resource class name to amount. */
 export type Resources = Record<string, number>;
 
+/**
+ * What a record keyed by resource class (or uuid) holds under a name a
+ * client gave, or undefined. Only own entries count: "constructor" or
+ * "__proto__" is a name like any unknown one, not a property every object
+ * inherits.
+ */
+export function entryOf<T>(record: Readonly<Record<string, T>>, name: string): T | undefined {
+  return Object.hasOwn(record, name) ? record[name] : undefined;
+}
+
 export interface Provider {
   uuid: string;
   name: string;

@@ -150,7 +150,7 @@ export class Policy {
         // Like oslo.policy: both sides compared as text, a missing value as Python's "None"; a target key that is absent fails.
         let missing = false;
         const expected = check.value.replace(/%\(([^)]+)\)s/g, (_text, key: string) => {
-          if (!(key in target)) missing = true;
+          if (!Object.hasOwn(target, key)) missing = true;
           return target[key] ?? 'None';
         });
         if (missing) return false;

@@ -7,7 +7,7 @@
 import { badRequest } from '../api/errors.js';
 import type { Microversion } from '../api/microversion.js';
 import type { QueryString } from '../api/query-string.js';
-import { isUuidLike } from './uuid.js';
+import { foldUuidCase, isUuidLike } from './uuid.js';
 import type { Resources } from './model.js';
 
 const RESOURCES_FORM = 'Expected resources query string parameter in form: ?resources=VCPU:2,MEMORY_MB:1024.';
@@ -15,7 +15,7 @@ const RESOURCES_FORM = 'Expected resources query string parameter in form: ?reso
 /** `VCPU:2,MEMORY_MB:1024` to { VCPU: 2, MEMORY_MB: 1024 }. */
 export function parseResources(text: string): Resources {
   if (text.trim() === '') throw badRequest(`Badly formed resources parameter. ${RESOURCES_FORM} Got: empty string.`);
-  const resources: Resources = {};
+  const amounts: [string, number][] = [];
   for (const pair of text.split(',')) {
     const parts = pair.split(':');
     if (parts.length !== 2) throw badRequest(`Badly formed resources parameter. ${RESOURCES_FORM} Got: ${pair}.`);
@@ -25,9 +25,10 @@ export function parseResources(text: string): Resources {
     }
     const amount = Number(amountText);
     if (amount < 1) throw badRequest(`Requested resource ${name} requires amount >= 1. Got: ${amount}.`);
-    resources[name] = amount;
+    amounts.push([name, amount]);
   }
-  return resources;
+  // From entries, never by assignment: "__proto__:1" must stay an (unknown) class.
+  return Object.fromEntries(amounts);
 }
 
 /** Traits a provider must have: each inner list is any-of; the lists are all-of. */
@@ -118,12 +119,13 @@ export function parseMemberOf(query: QueryString, version: Microversion, suffix 
   return { anyOf: filters.flatMap((filter) => filter.anyOf), forbidden };
 }
 
+/** The provider uuid of `in_tree<suffix>`, in the case it is stored in (see foldUuidCase). */
 export function parseInTree(value: string, suffix = ''): string {
   const uuid = value.trim();
   if (!isUuidLike(uuid)) {
     throw badRequest(`Invalid query string parameters: Expected 'in_tree${suffix}' parameter to be a format of uuid. Got: ${value}`);
   }
-  return uuid;
+  return foldUuidCase(uuid);
 }
 
 /** True when a set of names satisfies an any-of / all-of / none-of filter. */

@@ -3,7 +3,7 @@
  * over the consumers of a project (optionally of one user), and from
  * microversion 1.38 grouped by consumer type. Pure.
  */
-import { UNKNOWN_CONSUMER_TYPE, type Consumer, type Provider, type Resources } from './model.js';
+import { entryOf, UNKNOWN_CONSUMER_TYPE, type Consumer, type Provider, type Resources } from './model.js';
 import { sortResourceClasses } from './inventory.js';
 
 /** The `consumer_type` filter value that puts every consumer in one group. */
@@ -12,7 +12,7 @@ export const ALL_CONSUMER_TYPES = 'all';
 /** One provider's usage: every class it has inventory of, 0 when nobody holds any. */
 export function providerUsages(provider: Pick<Provider, 'inventories' | 'usages'>): Resources {
   return Object.fromEntries(
-    sortResourceClasses(Object.keys(provider.inventories)).map((resourceClass) => [resourceClass, provider.usages[resourceClass] ?? 0]),
+    sortResourceClasses(Object.keys(provider.inventories)).map((resourceClass) => [resourceClass, entryOf(provider.usages, resourceClass) ?? 0]),
   );
 }
 

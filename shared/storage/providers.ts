@@ -37,12 +37,12 @@ function packInventories(inventories: Inventories): string {
 
 function unpackInventories(packed: unknown): Inventories {
   if (typeof packed !== 'string') return {};
-  const inventories: Inventories = {};
-  for (const [resourceClass, tuple] of Object.entries(JSON.parse(packed) as Record<string, PackedInventory>)) {
-    const [total, reserved, min_unit, max_unit, step_size, allocation_ratio] = tuple;
-    inventories[resourceClass] = { total, reserved, min_unit, max_unit, step_size, allocation_ratio };
-  }
-  return inventories;
+  return Object.fromEntries(
+    Object.entries(JSON.parse(packed) as Record<string, PackedInventory>).map(([resourceClass, tuple]) => {
+      const [total, reserved, min_unit, max_unit, step_size, allocation_ratio] = tuple;
+      return [resourceClass, { total, reserved, min_unit, max_unit, step_size, allocation_ratio }];
+    }),
+  );
 }
 
 function toItem(provider: Provider): Item {
