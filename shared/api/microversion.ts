@@ -15,12 +15,10 @@ export class Microversion {
     readonly minor: number,
   ) {}
 
+  /** A version the code names ("1.14"). */
   static parse(text: string): Microversion {
-    const match = /^(\d+)\.(\d+)$/.exec(text);
-    if (!match) {
-      throw new HttpError(400, `Invalid microversion: invalid version string: ${text}`, { versioned: false });
-    }
-    return new Microversion(Number(match[1]), Number(match[2]));
+    const [major, minor] = parseRequested(text);
+    return new Microversion(Number(major), Number(minor));
   }
 
   /** True when this version is at least `other` ("1.14"). */
@@ -38,11 +36,16 @@ export class Microversion {
   }
 }
 
+/** Python's int() of a str (upstream's parser): spaces around, a sign, digits with single underscores between; at most 4300 digits. */
+function pythonInt(text: string): bigint | undefined {
+  const match = /^[\s\x1c-\x1f\x85]*([+-]?)(\d+(?:_\d+)*)[\s\x1c-\x1f\x85]*$/.exec(text);
+  const digits = match?.[2]?.replaceAll('_', '');
+  if (digits === undefined || digits.length > 4300) return undefined;
+  return BigInt(`${match![1]}${digits}`);
+}
+
 const MIN = Microversion.parse(MIN_VERSION);
 const MAX = Microversion.parse(MAX_VERSION);
-
-/** Python's int() of a decimal string: surrounding blanks, a sign, digits with single underscores between them. */
-const PYTHON_INT = /^\s*[+-]?\d+(?:_\d+)*\s*$/;
 
 /**
  * Reads a version string as upstream's microversion-parse does: split at the
@@ -52,12 +55,13 @@ const PYTHON_INT = /^\s*[+-]?\d+(?:_\d+)*\s*$/;
 function parseRequested(text: string): [bigint, bigint] {
   const parts = [text.slice(0, text.includes('.') ? text.indexOf('.') : undefined), ...(text.includes('.') ? [text.slice(text.indexOf('.') + 1)] : [])];
   const numbers = parts.map((part) => {
-    if (!PYTHON_INT.test(part)) {
+    const number = pythonInt(part);
+    if (number === undefined) {
       throw new HttpError(400, `Invalid microversion: invalid version string: ${text}; invalid literal for int() with base 10: ${pyRepr(part)}`, {
         versioned: false,
       });
     }
-    return BigInt(part.trim().replace(/_/g, ''));
+    return number;
   });
   if (numbers.length === 1) {
     throw new HttpError(400, `Invalid microversion: invalid version string: ${text}; Version.__new__() missing 1 required positional argument: 'minor'`, {
@@ -82,7 +86,6 @@ export function requestedMicroversion(header: string | undefined): Microversion 
   if (text === undefined) return MIN;
   if (text === 'latest') return MAX;
   const [major, minor] = parseRequested(text);
-  const version = new Microversion(Number(major), Number(minor));
   if (major !== BigInt(MIN.major) || minor < BigInt(MIN.minor) || minor > BigInt(MAX.minor)) {
     throw new HttpError(406, `Invalid microversion: Unacceptable version header: ${text}`, {
       versioned: false,
@@ -90,5 +93,5 @@ export function requestedMicroversion(header: string | undefined): Microversion 
       extra: { max_version: MAX_VERSION, min_version: MIN_VERSION },
     });
   }
-  return version;
+  return new Microversion(Number(major), Number(minor));
 }

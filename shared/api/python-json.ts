@@ -5,6 +5,7 @@
  * in its 400. Hand-written because the messages and positions are Python's
  * own; JSON.parse words them differently. Positions count code points, as
  * Python's str does. NaN, Infinity and -Infinity are accepted, as Python does.
+ * Recursive: callers bound the nesting first (shared/http/json-body.ts).
  */
 export class PythonJsonError extends Error {}
 
@@ -56,7 +57,8 @@ class Scanner {
     return this.number(index);
   }
 
-  number(start: number): [number, number] {
+  /** A number; an integer literal past a double's exact range stays exact as a BigInt, as Python keeps it. */
+  number(start: number): [number | bigint, number] {
     const { chars } = this;
     const last = chars.length - 1;
     let index = start;
@@ -80,7 +82,9 @@ class Scanner {
       while (index <= last && DIGIT.test(chars[index])) index++;
       if (!DIGIT.test(chars[index - 1])) index = exponentStart;
     }
-    return [Number(chars.slice(start, index).join('')), index];
+    const literal = chars.slice(start, index).join('');
+    const value = Number(literal);
+    return [/^-?\d+$/.test(literal) && !Number.isSafeInteger(value) ? BigInt(literal) : value, index];
   }
 
   string(index: number): [string, number] {

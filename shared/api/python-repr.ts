@@ -7,14 +7,17 @@
 type JsonObject = Record<string, unknown>;
 
 /** Python's len() of a str: code points, not UTF-16 units. */
-export const codePoints = (s: string) => [...s].length;
+export const codePoints = (s: string) => s.length - (s.match(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g)?.length ?? 0);
 
 const NON_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 const LINE = /[^\n\r\v\f\x1c-\x1e\x85\u2028\u2029]*(?:\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029])?/gu;
 
 function reprString(s: string): string {
   const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
+  // Most strings: only the backslash and the quote need escaping.
+  if (PRINTABLE_ASCII.test(s)) return quote + s.replace(quote === "'" ? /[\\']/g : /\\/g, '\\$&') + quote;
   let out = '';
   for (const ch of s) {
     const code = ch.codePointAt(0)!;
@@ -28,6 +31,7 @@ function reprString(s: string): string {
 
 /** Integral values print as Python ints (JSON.parse cannot tell 1 from 1.0), others as Python floats. */
 function reprNumber(n: number): string {
+  if (!Number.isFinite(n)) return Number.isNaN(n) ? 'nan' : n > 0 ? 'inf' : '-inf';
   // Clients write integers as digits (JSON.stringify does below 1e21), which Python reads as ints.
   if (Number.isInteger(n) && Math.abs(n) < 1e21) return String(n);
   const [mantissa, exp] = n.toExponential().split('e') as [string, string];
@@ -42,6 +46,8 @@ export function pyRepr(value: unknown, sorted = false): string {
   if (value === null || value === undefined) return 'None';
   if (typeof value === 'boolean') return value ? 'True' : 'False';
   if (typeof value === 'number') return reprNumber(value);
+  // An integer too large for a double, kept exact as Python keeps it (see http/json-body.ts).
+  if (typeof value === 'bigint') return String(value);
   if (typeof value === 'string') return reprString(value);
   if (Array.isArray(value)) return `[${value.map((v) => pyRepr(v, sorted)).join(', ')}]`;
   return `{${entriesOf(value as JsonObject, sorted)
@@ -75,11 +81,30 @@ function pformatString(s: string, indent: number, allowance: number, top: boolea
   return top ? `(${body})` : body;
 }
 
+/**
+ * Whether pyRepr(value, true) has at most `width` code points. Looks at
+ * little more than `width` of the value (pprint prints each level whole to
+ * find out, which costs the size of the value times its depth).
+ */
+function reprFits(value: unknown, width: number): boolean {
+  let left = width;
+  const take = (length: number) => (left -= length) >= 0;
+  const fits = (v: unknown): boolean => {
+    // A string's repr has at least half as many code points as it has UTF-16 units, plus its quotes.
+    if (typeof v === 'string') return v.length / 2 + 2 <= left && take(codePoints(reprString(v)));
+    if (Array.isArray(v)) return take(2) && v.every((item, i) => (i === 0 || take(2)) && fits(item));
+    if (v !== null && typeof v === 'object') {
+      return take(2) && Object.entries(v).every(([key, item], i) => (i === 0 || take(2)) && fits(key) && take(2) && fits(item));
+    }
+    return take(pyRepr(v).length);
+  };
+  return fits(value);
+}
+
 export function pformat(value: unknown, indent = 0, allowance = 0, top = true): string {
-  const rep = pyRepr(value, true);
-  if (codePoints(rep) <= 72 - indent - allowance) return rep;
+  if (reprFits(value, 72 - indent - allowance)) return pyRepr(value, true);
   if (typeof value === 'string') return pformatString(value, indent, allowance, top);
-  if (typeof value !== 'object' || value === null) return rep;
+  if (typeof value !== 'object' || value === null) return pyRepr(value, true);
   const sep = `,\n${' '.repeat(indent + 1)}`;
   const last = (i: number, n: number) => (i === n - 1 ? allowance + 1 : 1);
   if (Array.isArray(value)) return `[${value.map((v, i) => pformat(v, indent + 1, last(i, value.length), false)).join(sep)}]`;

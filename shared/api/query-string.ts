@@ -12,7 +12,9 @@ export class QueryString {
   static parse(raw: string): QueryString {
     const entries = new Map<string, string[]>();
     for (const [key, value] of new URLSearchParams(raw)) {
-      entries.set(key, [...(entries.get(key) ?? []), value]);
+      const values = entries.get(key);
+      if (values === undefined) entries.set(key, [value]);
+      else values.push(value);
     }
     return new QueryString(entries);
   }

@@ -4,13 +4,12 @@
  * in by the other middlewares (version, identity).
  */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { badRequest } from '../api/errors.js';
 import { Microversion, MIN_VERSION } from '../api/microversion.js';
 import { QueryString } from '../api/query-string.js';
 import { matchRoute, type RouteMatch } from './router.js';
 import { validateBody, type JsonSchema } from './validation.js';
+import { readJsonBody } from './json-body.js';
 import type { Identity } from '../domain/policy.js';
-import { parsePythonJson } from '../api/python-json.js';
 
 export class PlacementRequest {
   readonly method: string;
@@ -58,16 +57,9 @@ export class PlacementRequest {
     return this.version.isBefore(version);
   }
 
-  /** The JSON body, parsed and validated against the schema of this microversion. */
+  /** The JSON body, parsed and validated against the schema of this microversion (see json-body.ts for the bounds). */
   json<T>(schema: JsonSchema): T {
-    let body: unknown;
-    try {
-      body = parsePythonJson(this.rawBody ?? '');
-    } catch (error) {
-      throw badRequest(`Malformed JSON: ${(error as Error).message}`);
-    }
-    validateBody(schema, body);
-    return body as T;
+    return readJsonBody(this.rawBody ?? '', (body) => validateBody(schema, body)) as T;
   }
 
   /** Scheme and host the client used, for absolute Location headers. */

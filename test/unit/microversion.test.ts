@@ -23,6 +23,18 @@ describe('requestedMicroversion', () => {
     expect(outOfRange?.extra).toEqual({ max_version: '1.39', min_version: '1.0' });
   });
 
+  it("reads numbers as upstream's microversion_parse does (Python's int()), exactly however long", () => {
+    expect(requestedMicroversion('placement 01.039').toString()).toBe('1.39');
+    expect(requestedMicroversion('placement 1. 39').toString()).toBe('1.39');
+    for (const header of [`placement 1.${'9'.repeat(30)}`, 'placement -1.0', 'placement 1_0.1', 'placement 2.0']) {
+      expect(errorOf(() => requestedMicroversion(header))?.status).toBe(406);
+    }
+    for (const header of [`placement 1.${'0'.repeat(4301)}`, 'placement 1e1', 'placement 1.3.9', 'placement 1', 'placement 1._3']) {
+      expect(errorOf(() => requestedMicroversion(header))?.status).toBe(400);
+    }
+    expect(requestedMicroversion(`placement 1.${'0'.repeat(4290)}39`).toString()).toBe('1.39');
+  });
+
   it('compares numerically, not as text', () => {
     expect(Microversion.parse('1.10').isAtLeast('1.9')).toBe(true);
     expect(Microversion.parse('1.9').isAtLeast('1.10')).toBe(false);
