@@ -61,7 +61,7 @@ async function emptyBeforeUnknownName(request: CandidateRequest): Promise<boolea
     const trait = unknownTrait(groupTraits(group));
     if (resourceClass === undefined && trait === undefined) {
       const alone = { ...request, groups: [group], groupPolicy: undefined, sameSubtrees: [], limit: 1 };
-      if ((await searchCandidates(alone, { maxCandidates: 1, maxSteps: SEARCH_STEPS })).candidates.length === 0) return true;
+      if ((await searchCandidates(alone, { maxCandidates: 1, maxSteps: SEARCH_STEPS, deadlineMs: config.searchDeadlineMs })).candidates.length === 0) return true;
       continue;
     }
     if (resourceClass) throw badRequest(`Invalid resource class in resources parameter: No such resource class ${resourceClass}.`);
@@ -177,7 +177,7 @@ async function listAllocationCandidates(request: PlacementRequest): Promise<Repl
   const empty = await emptyBeforeUnknownName(parsed);
   const result = empty
     ? { candidates: [], providers: new Map<string, SearchProvider>(), itemsRead: 0, truncated: false }
-    : await searchCandidates(parsed, { maxCandidates: config.maxAllocationCandidates, maxSteps: SEARCH_STEPS });
+    : await searchCandidates(parsed, { maxCandidates: config.maxAllocationCandidates, maxSteps: SEARCH_STEPS, deadlineMs: config.searchDeadlineMs });
   logger.info('allocation candidate search', { candidates: result.candidates.length, itemsRead: result.itemsRead, truncated: result.truncated });
   return { status: 200, json: responseBody(request, parsed, result), lastModified: new Date() };
 }

@@ -111,6 +111,14 @@ export const config = {
   get maxAllocationCandidates(): number {
     return Number(process.env.PLACEMENT_MAX_ALLOCATION_CANDIDATES ?? 5000);
   },
+  /**
+   * How long one GET /allocation_candidates may search before it answers
+   * with the candidates found so far: well under the function's 29 s
+   * timeout, which leaves time to read the trees it found and answer.
+   */
+  get searchDeadlineMs(): number {
+    return Number(process.env.PLACEMENT_SEARCH_DEADLINE_MS ?? 10_000);
+  },
   /** How many times a claim is retried after a concurrent update before answering 409. */
   get claimRetries(): number {
     return Number(process.env.PLACEMENT_CLAIM_RETRIES ?? 10);

@@ -17,13 +17,14 @@
  *
  * The search is a depth-first walk over the groups that prunes a partial
  * placement as soon as it breaks capacity, isolation or the pre-1.29 rule,
- * and stops when the caller has enough or the step budget is spent, so no
- * request can explode combinatorially. Pure.
+ * and stops when the caller has enough or the step budget (or the time the
+ * caller allows) is spent, so no request can explode combinatorially. Pure:
+ * the caller's clock comes in as a function.
  */
 import { fitsCapacity, freeCapacity } from './capacity.js';
 import type { CandidateRequest, RequestGroup } from './candidate-request.js';
 import { spreadsOverProviders } from './candidate-request.js';
-import type { SearchProvider } from './model.js';
+import { entryOf, type SearchProvider } from './model.js';
 
 export interface ResourceRequest {
   provider: string;
@@ -48,14 +49,28 @@ interface GroupPart {
 /** Limits the work of one request, however wide the trees or numerous the groups. */
 export class SearchBudget {
   private steps = 0;
-  constructor(readonly maxSteps: number) {}
+  private expired = false;
+
+  /**
+   * `pastDeadline` says when the time allowed is over; it is asked once
+   * every 1024 steps and whenever `exhausted` is read, never per step.
+   */
+  constructor(
+    readonly maxSteps: number,
+    private readonly pastDeadline: () => boolean = () => false,
+  ) {}
+
   /** Counts one step; false once the budget is spent. */
   spend(): boolean {
     this.steps += 1;
-    return this.steps <= this.maxSteps;
+    if (this.steps % 1024 === 0) return !this.exhausted;
+    return !this.expired && this.steps <= this.maxSteps;
   }
+
+  /** True once the steps are spent or the deadline has passed. */
   get exhausted(): boolean {
-    return this.steps > this.maxSteps;
+    this.expired ||= this.pastDeadline();
+    return this.expired || this.steps > this.maxSteps;
   }
 }
 
@@ -200,8 +215,8 @@ export function candidatesForTree(
     part.resources.every(({ provider, resourceClass, amount }) => {
       const total = (taken.get(`${provider} ${resourceClass}`) ?? 0) + amount;
       const { inventories, usages } = tree.providers.get(provider)!;
-      const inventory = inventories[resourceClass]!;
-      return total <= freeCapacity(inventory, usages[resourceClass] ?? 0) && total <= inventory.max_unit;
+      const inventory = entryOf(inventories, resourceClass)!;
+      return total <= freeCapacity(inventory, entryOf(usages, resourceClass) ?? 0) && total <= inventory.max_unit;
     });
   const oneProviderPerTree = (part: GroupPart) => {
     if (request.nestedAware) return true;

@@ -9,6 +9,7 @@ import { AnchorTree, candidateKey, candidatesForTree, SearchBudget, type Allocat
 import { SHARING_TRAIT } from '../domain/standard-catalog.js';
 import type { CandidateRequest } from '../domain/candidate-request.js';
 import type { SearchProvider } from '../domain/model.js';
+import { MAX_INT } from '../domain/inventory.js';
 import { PROVIDER_SHARDS } from '../storage/table-definition.js';
 import {
   getProvidersForSearch,
@@ -25,6 +26,8 @@ export interface SearchLimits {
   maxCandidates: number;
   /** Most steps the depth-first placement may take for one request. */
   maxSteps: number;
+  /** Milliseconds the search may run (PLACEMENT_SEARCH_DEADLINE_MS); then it answers with what it found. */
+  deadlineMs: number;
 }
 
 export interface SearchResult {
@@ -33,7 +36,7 @@ export interface SearchResult {
   providers: Map<string, SearchProvider>;
   /** Items DynamoDB read. */
   itemsRead: number;
-  /** True when the search stopped before seeing every tree: limit or cap reached, or step budget spent. */
+  /** True when the search stopped before seeing every tree: limit or cap reached, step budget or time spent. */
   truncated: boolean;
   /**
    * Before 1.29, with `limit`: the providers any candidate of the returned
@@ -81,8 +84,13 @@ function narrowestAggregates(request: CandidateRequest): string[] | undefined {
 
 export async function searchCandidates(request: CandidateRequest, limits: SearchLimits): Promise<SearchResult> {
   const counter = new ReadCounter();
+  // No inventory hands out more than MAX_INT at once (its max_unit), so such an amount has no candidates.
+  if (request.groups.some((group) => Object.values(group.resources).some((amount) => amount > MAX_INT))) {
+    return { candidates: [], providers: new Map(), itemsRead: 0, truncated: false };
+  }
   const collector = new Collector(Math.min(request.limit ?? Infinity, limits.maxCandidates));
-  const budget = new SearchBudget(limits.maxSteps);
+  const deadline = performance.now() + limits.deadlineMs;
+  const budget = new SearchBudget(limits.maxSteps, () => performance.now() > deadline);
   const known = new Map<string, SearchProvider>();
   const treesByRoot = new Map<string, SearchProvider[]>();
 
@@ -131,7 +139,7 @@ export async function searchCandidates(request: CandidateRequest, limits: Search
     // The first round asks for about 2 items per wanted candidate (trees have children, some providers are
     // full), so that a typical request needs one round trip; later rounds follow the hit rate.
     let round = collector.wanted * 2 + PROVIDER_SHARDS;
-    while (!stopped && !walk.done) {
+    while (!stopped && !walk.done && !budget.exhausted) {
       evaluate(await walk.next(Math.min(round, 10_000)), sharing);
       const found = collector.candidates.length;
       const remaining = collector.wanted - found;

@@ -101,27 +101,38 @@ export interface WalkFilter {
   rootForbidden: string[];
 }
 
+/**
+ * Most conditions one filter holds. DynamoDB refuses an expression over
+ * 4 KB or with more than 300 operators; 40 conditions (each under 40
+ * characters and 3 operators) stay well below. Past them (root_required
+ * with hundreds of traits) the walk filters less and the function, which
+ * checks every tree exactly anyway, drops the rest.
+ */
+export const MAX_FILTER_CONDITIONS = 40;
+
 function filterExpression(filter: WalkFilter) {
   const names: Record<string, string> = { '#traits': 'traits', '#parent': 'parentUuid', '#children': 'children' };
   const values: Record<string, unknown> = { ':string': 'S', ':sharing': SHARING_TRAIT };
-  const flat: string[] = [];
   // DynamoDB refuses names no expression uses: `#free` only when some class must be free
   // (not when sharing providers could supply every class, root_required alone filtering).
-  Object.entries(filter.minimumFree).forEach(([resourceClass, amount], n) => {
-    names['#free'] = 'free';
-    names[`#c${n}`] = resourceClass;
-    // No capacity reaches past 2^53 (DynamoDB's SDK refuses larger numbers): such an amount fits nowhere either way.
-    values[`:a${n}`] = Math.min(amount, Number.MAX_SAFE_INTEGER);
-    flat.push(`#free.#c${n} >= :a${n}`);
-  });
-  filter.rootRequired.forEach((trait, n) => {
-    values[`:r${n}`] = trait;
-    flat.push(`contains(#traits, :r${n})`);
-  });
-  filter.rootForbidden.forEach((trait, n) => {
-    values[`:f${n}`] = trait;
-    flat.push(`NOT contains(#traits, :f${n})`);
-  });
+  const conditions: (() => string)[] = [
+    ...Object.entries(filter.minimumFree).map(([resourceClass, amount], n) => () => {
+      names['#free'] = 'free';
+      names[`#c${n}`] = resourceClass;
+      // No capacity reaches past 2^53 (DynamoDB's SDK refuses larger numbers): such an amount fits nowhere either way.
+      values[`:a${n}`] = Math.min(amount, Number.MAX_SAFE_INTEGER);
+      return `#free.#c${n} >= :a${n}`;
+    }),
+    ...filter.rootRequired.map((trait, n) => () => {
+      values[`:r${n}`] = trait;
+      return `contains(#traits, :r${n})`;
+    }),
+    ...filter.rootForbidden.map((trait, n) => () => {
+      values[`:f${n}`] = trait;
+      return `NOT contains(#traits, :f${n})`;
+    }),
+  ];
+  const flat = conditions.slice(0, MAX_FILTER_CONDITIONS).map((condition) => condition());
   const nested = 'attribute_type(#parent, :string) OR attribute_exists(#children)';
   const sharing = 'contains(#traits, :sharing)';
   return {

@@ -2,7 +2,7 @@
  * Consumers and their allocations, and the claim transaction: the one place
  * allocations are written.
  */
-import type { Consumer, ConsumerChange, ProviderUsageChange, Resources } from '../domain/model.js';
+import { entryOf, type Consumer, type ConsumerChange, type ProviderUsageChange, type Resources } from '../domain/model.js';
 import { tableName } from './client.js';
 import { batchGet, getItem, queryAll, type Item } from './reads.js';
 import {
@@ -17,7 +17,7 @@ import {
 } from './keys.js';
 import { BY_GROUP_INDEX } from './table-definition.js';
 import { commit, type Write } from './transaction.js';
-import { providerChangesWrites, type ProviderChange, type ProviderChangeErrors } from './providers.js';
+import { providerChangeWrites, providerChangesWrites, type ProviderChange, type ProviderChangeErrors } from './providers.js';
 
 function fromItem(item: Item): Consumer {
   return {
@@ -104,12 +104,30 @@ function allocationWrites(change: ConsumerChange): Write[] {
 }
 
 /**
+ * Most classes one provider's usage moves by an update expression. Each
+ * class takes about 100 characters and 5 operators of it, and DynamoDB
+ * refuses an expression over 4 KB or 300 operators.
+ */
+const MAX_CLASSES_PER_UPDATE = 30;
+
+/**
  * The provider side of a claim: usage moves by the deltas and the generation
  * goes up, on condition that the provider is as it was read and that each
- * increase still fits the stored free capacity.
+ * increase still fits the stored free capacity. A change of more classes
+ * than one expression holds (a provider with dozens of custom classes)
+ * writes the provider whole instead, on condition that nothing changed
+ * since it was read.
  */
-function providerUsageWrite(change: ProviderUsageChange, now: string): Write | undefined {
+function providerUsageWrites(change: ProviderUsageChange, now: string): Write[] {
   const bump = change.bumpGeneration ?? true;
+  const moved = Object.entries(change.deltas).filter(([, delta]) => delta !== 0);
+  if (moved.length > MAX_CLASSES_PER_UPDATE) {
+    const { provider } = change;
+    const usages = { ...provider.usages };
+    for (const [resourceClass, delta] of moved) usages[resourceClass] = (entryOf(usages, resourceClass) ?? 0) + delta;
+    const after = bump ? { ...provider, usages, generation: provider.generation + 1, updatedAt: now } : { ...provider, usages };
+    return providerChangeWrites(provider, after);
+  }
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = bump ? { ':read': change.provider.generation, ':one': 1, ':now': now } : {};
   const sets = bump ? ['generation = generation + :one', 'updatedAt = :now'] : [];
@@ -125,24 +143,26 @@ function providerUsageWrite(change: ProviderUsageChange, now: string): Write | u
     sets.push(`#usages.#c${index} = if_not_exists(#usages.#c${index}, :zero) + :d${index}`, `#free.#c${index} = #free.#c${index} - :d${index}`);
     if (delta > 0) conditions.push(`#free.#c${index} >= :d${index}`);
   });
-  if (sets.length === 0) return undefined;
-  return {
-    item: {
-      Update: {
-        TableName: tableName(),
-        Key: providerKey(change.provider.uuid),
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: conditions.join(' AND '),
-        ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
-        ExpressionAttributeValues: values,
+  if (sets.length === 0) return [];
+  return [
+    {
+      item: {
+        Update: {
+          TableName: tableName(),
+          Key: providerKey(change.provider.uuid),
+          UpdateExpression: `SET ${sets.join(', ')}`,
+          ConditionExpression: conditions.join(' AND '),
+          ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
+          ExpressionAttributeValues: values,
+        },
       },
     },
-  };
+  ];
 }
 
 /** The writes of a claim: consumers, their allocation items, and the providers' usage. */
 export function claimWrites(consumers: ConsumerChange[], providers: ProviderUsageChange[], now: string): Write[] {
-  return [...consumers.map(consumerWrite), ...consumers.flatMap(allocationWrites), ...providers.flatMap((change) => providerUsageWrite(change, now) ?? [])];
+  return [...consumers.map(consumerWrite), ...consumers.flatMap(allocationWrites), ...providers.flatMap((change) => providerUsageWrites(change, now))];
 }
 
 /**

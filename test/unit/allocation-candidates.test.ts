@@ -18,14 +18,22 @@ function parse(query: string, version = '1.39'): CandidateRequest {
   return parseCandidateRequest(QueryString.parse(query), Microversion.parse(version));
 }
 
-function candidates(members: Provider[], query: string, options: { sharing?: Provider[]; version?: string; maxSteps?: number; wanted?: number } = {}) {
+interface CandidateOptions {
+  sharing?: Provider[];
+  version?: string;
+  maxSteps?: number;
+  wanted?: number;
+  pastDeadline?: () => boolean;
+}
+
+function candidates(members: Provider[], query: string, options: CandidateOptions = {}) {
   const found: AllocationRequest[] = [];
   const wanted = options.wanted ?? Infinity;
   const completed = candidatesForTree(
     new AnchorTree(members, options.sharing ?? []),
     parse(query, options.version),
     new Map(),
-    new SearchBudget(options.maxSteps ?? 1_000_000),
+    new SearchBudget(options.maxSteps ?? 1_000_000, options.pastDeadline),
     (candidate) => {
       found.push(candidate);
       return found.length < wanted;
@@ -156,6 +164,21 @@ describe('candidatesForTree', () => {
       const budgeted = candidates(wide, query, { maxSteps: 5000 });
       expect(budgeted.completed).toBe(false);
       expect(budgeted.found.length).toBeLessThan(5000);
+    });
+
+    it('stops once the deadline has passed, asking the clock rarely', () => {
+      let asked = 0;
+      const whole = candidates(wide, query, { pastDeadline: () => (asked++, false) });
+      expect(whole.found).toHaveLength(40_320);
+      // Not once per step: a clock read costs more than a step.
+      expect(asked).toBeLessThan(whole.found.length / 10);
+
+      let left = Math.floor(asked / 2);
+      const timed = candidates(wide, query, { pastDeadline: () => --left < 0 });
+      expect(timed.completed).toBe(false);
+      expect(timed.found.length).toBeGreaterThan(0);
+      expect(timed.found.length).toBeLessThan(40_320);
+      expect(candidates(wide, query, { pastDeadline: () => true }).found).toHaveLength(0);
     });
   });
 });
