@@ -13,14 +13,15 @@ import { validateQuery, type JsonSchema } from '../shared/http/validation.js';
 import type { AllocationRequest } from '../shared/domain/allocation-candidates.js';
 import { parseCandidateRequest, type CandidateRequest } from '../shared/domain/candidate-request.js';
 import { capacity } from '../shared/domain/capacity.js';
-import type { SearchProvider } from '../shared/domain/model.js';
+import { entryOf, type SearchProvider } from '../shared/domain/model.js';
 import * as schemas from '../shared/schemas/allocation-candidate.js';
 import { config } from '../shared/config.js';
 import { searchCandidates, someProviderInEvery, type SearchResult } from '../shared/search/candidate-search.js';
+import { escapedBytes, MAX_RESPONSE_BYTES } from '../shared/http/middleware/response-size.js';
 import { resourceClasses, traits } from '../shared/storage/catalog.js';
 
-/** Leaves room for headers under Lambda's 6 MB response limit. */
-const RESPONSE_BYTES = 5_500_000;
+/** The body's share of a response (see response-size.ts), room left for the headers. */
+const BODY_BYTES = MAX_RESPONSE_BYTES - 100_000;
 /** Depth-first steps one request may take (each is a few comparisons). */
 const SEARCH_STEPS = 2_000_000;
 
@@ -91,7 +92,7 @@ function providerSummary(request: PlacementRequest, provider: SearchProvider, re
         resourceClass,
         {
           capacity: capacity(inventory),
-          used: provider.usages[resourceClass] ?? 0,
+          used: entryOf(provider.usages, resourceClass) ?? 0,
         },
       ]),
   );
@@ -151,7 +152,7 @@ function responseBody(
   });
   // Measuring each candidate costs more than the whole response; only an oversized one is cut.
   const whole = JSON.stringify(assemble(entries));
-  return whole.length <= RESPONSE_BYTES ? whole : JSON.stringify(assemble(entriesWithin(entries, RESPONSE_BYTES)));
+  return escapedBytes(whole) <= BODY_BYTES ? whole : JSON.stringify(assemble(entriesWithin(entries, BODY_BYTES)));
 }
 
 function assemble(entries: CandidateEntry[]) {
@@ -161,11 +162,11 @@ function assemble(entries: CandidateEntry[]) {
   };
 }
 
-/** The leading entries whose JSON fits in `bytes`. */
+/** The leading entries whose JSON, escaped as a response body, fits in `bytes`. */
 function entriesWithin(entries: CandidateEntry[], bytes: number): CandidateEntry[] {
   let total = 0;
   const count = entries.findIndex((entry) => {
-    total += JSON.stringify(entry.body).length + JSON.stringify(Object.fromEntries(entry.summaries)).length;
+    total += escapedBytes(JSON.stringify(entry.body)) + escapedBytes(JSON.stringify(Object.fromEntries(entry.summaries)));
     return total > bytes;
   });
   return count === -1 ? entries : entries.slice(0, count);

@@ -16,9 +16,21 @@ import type { PlacementHandler } from '../shared/http/types.js';
 
 export type HandlerModules = Record<HandlerName, PlacementHandler>;
 
+/** API Gateway's payload limit for HTTP APIs: a larger body never reaches a function. */
+export const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
+
+class PayloadTooLarge extends Error {}
+
+/** The body, or PayloadTooLarge as soon as it passes API Gateway's limit (the rest is not read). */
 async function readBody(request: IncomingMessage): Promise<string | undefined> {
+  if (Number(request.headers['content-length']) > MAX_PAYLOAD_BYTES) throw new PayloadTooLarge();
   const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_PAYLOAD_BYTES) throw new PayloadTooLarge();
+    chunks.push(chunk as Buffer);
+  }
   return chunks.length === 0 ? undefined : Buffer.concat(chunks).toString('utf8');
 }
 
@@ -33,25 +45,36 @@ interface HttpRequest {
 }
 
 function fromIncoming(request: IncomingMessage): HttpRequest {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
-  }
+  const headers = Object.fromEntries(
+    Object.entries(request.headers).flatMap(([name, value]) => (value === undefined ? [] : [[name, Array.isArray(value) ? value.join(',') : value]])),
+  );
   return { method: request.method ?? 'GET', url: request.url ?? '/', httpVersion: request.httpVersion, headers, remoteAddress: request.socket.remoteAddress };
 }
 
+/**
+ * The path and query string of a request target exactly as sent, as API
+ * Gateway passes them: no dot segments resolved, and "//x" is a path, not a
+ * host (as URL would read them).
+ */
+function splitTarget(target: string): { path: string; query: string } {
+  const origin = /^[a-z][a-z0-9+.-]*:\/\/[^/?]*/i.exec(target)?.[0] ?? '';
+  const rest = target.slice(origin.length) || '/';
+  const mark = rest.indexOf('?');
+  return mark < 0 ? { path: rest, query: '' } : { path: rest.slice(0, mark), query: rest.slice(mark + 1) };
+}
+
 export function toEvent(request: HttpRequest, body: string | undefined): APIGatewayProxyEventV2 {
-  const url = new URL(request.url, 'http://localhost');
+  const { path, query } = splitTarget(request.url);
   const method = request.method.toUpperCase();
-  const match = matchRoute(method, url.pathname);
+  const match = matchRoute(method, path);
   const headers = request.headers;
   const key = match ? routeKey(match.route) : '$default';
   const now = new Date();
   return {
     version: '2.0',
     routeKey: key,
-    rawPath: url.pathname,
-    rawQueryString: url.search.slice(1),
+    rawPath: path,
+    rawQueryString: query,
     headers,
     pathParameters: match?.params,
     body,
@@ -63,7 +86,7 @@ export function toEvent(request: HttpRequest, body: string | undefined): APIGate
       domainPrefix: 'local',
       http: {
         method,
-        path: url.pathname,
+        path,
         protocol: `HTTP/${request.httpVersion}`,
         sourceIp: request.remoteAddress ?? '127.0.0.1',
         userAgent: headers['user-agent'] ?? '',
@@ -122,16 +145,25 @@ async function dispatch(handlers: HandlerModules, request: HttpRequest, body: st
   return handlers[name](isPublic ? event : await authorize(event), lambdaContext(name));
 }
 
+/** The bytes API Gateway sends for a function's result (a base64 body is decoded). */
+const resultBody = (result: APIGatewayProxyStructuredResultV2): Buffer => Buffer.from(result.body ?? '', result.isBase64Encoded ? 'base64' : 'utf8');
+
 /** A Node request listener that serves the API through the Lambda handlers. */
 export function apiGatewayAdapter(handlers: HandlerModules) {
   return async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     try {
       const result = await dispatch(handlers, fromIncoming(request), await readBody(request));
-      const body = result.body ?? '';
+      const body = resultBody(result);
       // API Gateway sends a length, not chunks, as upstream does.
-      response.writeHead(result.statusCode ?? 200, { ...(result.headers as Record<string, string>), 'content-length': String(Buffer.byteLength(body)) });
+      response.writeHead(result.statusCode ?? 200, { ...(result.headers as Record<string, string>), 'content-length': String(body.length) });
       response.end(body);
     } catch (error) {
+      if (error instanceof PayloadTooLarge) {
+        // API Gateway's own answer; the connection closes as the rest of the body is not read.
+        response.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
+        response.end('{"message":"Request Entity Too Large"}');
+        return;
+      }
       // The handlers map every error to a response; reaching here is a bug in the adapter itself.
       console.error(error);
       response.writeHead(500, { 'content-type': 'text/plain' });
@@ -146,15 +178,16 @@ function parseRawRequest(packet: Buffer, remoteAddress: string | undefined): Htt
   const [requestLine = '', ...lines] = head.split('\r\n');
   const start = /^([A-Z]+) (\S+) HTTP\/(\d\.\d)$/.exec(requestLine);
   if (start === null) return undefined;
-  const headers: Record<string, string> = {};
+  const headers = new Map<string, string>();
   for (const line of lines) {
     const colon = line.indexOf(':');
     if (colon <= 0) return undefined;
     const name = line.slice(0, colon).trim().toLowerCase();
     const value = line.slice(colon + 1).trim();
-    headers[name] = name in headers ? `${headers[name]},${value}` : value;
+    const earlier = headers.get(name);
+    headers.set(name, earlier === undefined ? value : `${earlier},${value}`);
   }
-  return { method: start[1]!, url: start[2]!, httpVersion: start[3]!, headers, remoteAddress };
+  return { method: start[1]!, url: start[2]!, httpVersion: start[3]!, headers: Object.fromEntries(headers), remoteAddress };
 }
 
 /**
@@ -179,7 +212,7 @@ export function clientErrorHandler(handlers: HandlerModules) {
     }
     dispatch(handlers, request, undefined).then(
       (result) => {
-        const body = Buffer.from(result.body ?? '', 'utf8');
+        const body = resultBody(result);
         const status = result.statusCode ?? 200;
         const headers = Object.entries(result.headers ?? {}).map(([name, value]) => `${name}: ${value}\r\n`);
         socket.end(

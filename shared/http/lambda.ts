@@ -19,6 +19,7 @@ import { requestGuards } from './middleware/request-guards.js';
 import { authorize } from './middleware/authorize.js';
 import { cacheHeaders } from './middleware/cache-headers.js';
 import { metrics } from './middleware/metrics.js';
+import { responseSize } from './middleware/response-size.js';
 import { logContext } from './middleware/log-context.js';
 import { trackConsumedCapacity } from '../storage/consumed-capacity.js';
 
@@ -38,6 +39,7 @@ export function lambdaHandler<H extends HandlerName>(operations: Operations<H>):
   const byRouteKey: Readonly<Record<string, Operation | undefined>> = operations;
   const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PlacementContext>()
     .use(metrics())
+    .use(responseSize())
     .use(requestContext())
     .use(cors())
     .use(errorResponse())
