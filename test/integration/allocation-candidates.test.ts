@@ -35,7 +35,11 @@ beforeAll(async () => {
 });
 
 const search = (query: string) =>
-  searchCandidates(parseCandidateRequest(QueryString.parse(query), Microversion.parse('1.39')), { maxCandidates: 1000, maxSteps: 1_000_000, deadlineMs: 10_000 });
+  searchCandidates(parseCandidateRequest(QueryString.parse(query), Microversion.parse('1.39')), {
+    maxCandidates: 1000,
+    maxSteps: 1_000_000,
+    deadlineMs: 10_000,
+  });
 
 describe('GET /allocation_candidates on DynamoDB Local', () => {
   it('answers every fitting compute node, and only those', async () => {

@@ -21,12 +21,16 @@ const service = useLocalService();
 /** One GET with the raw bytes of the answer (the test client would decode nothing). */
 function get(path: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }> {
   return new Promise((resolve, reject) => {
-    const outgoing = httpRequest(`${service.url}${path}`, { headers: { 'x-auth-token': 'admin', 'openstack-api-version': 'placement 1.39', ...headers } }, (incoming) => {
-      const chunks: Buffer[] = [];
-      incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
-      incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, body: Buffer.concat(chunks) }));
-      incoming.on('error', reject);
-    });
+    const outgoing = httpRequest(
+      `${service.url}${path}`,
+      { headers: { 'x-auth-token': 'admin', 'openstack-api-version': 'placement 1.39', ...headers } },
+      (incoming) => {
+        const chunks: Buffer[] = [];
+        incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+        incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, body: Buffer.concat(chunks) }));
+        incoming.on('error', reject);
+      },
+    );
     outgoing.on('error', reject);
     outgoing.end();
   });

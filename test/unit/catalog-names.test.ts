@@ -108,7 +108,14 @@ describe('likePrefixMatcher (SQL LIKE prefix%)', () => {
     const asRegex = (prefix: string) =>
       new RegExp(`^${[...prefix].map((c) => (c === '%' ? '[\\s\\S]*' : c === '_' ? '[\\s\\S]' : `[${c.toLowerCase()}${c.toUpperCase()}]`)).join('')}`, 'u');
     const words = (alphabet: string, length: number): string[] =>
-      length === 0 ? [''] : [...words(alphabet, length - 1), ...words(alphabet, length - 1).filter((w) => w.length === length - 1).flatMap((w) => [...alphabet].map((c) => w + c))];
+      length === 0
+        ? ['']
+        : [
+            ...words(alphabet, length - 1),
+            ...words(alphabet, length - 1)
+              .filter((w) => w.length === length - 1)
+              .flatMap((w) => [...alphabet].map((c) => w + c)),
+          ];
     const patterns = [...new Set(words('A%_', 5))];
     const names = [...new Set(words('Aab', 5))];
     const disagreements = patterns.flatMap((pattern) => {

@@ -6,7 +6,13 @@ import { acceptsGzip, fitResponse, MAX_RESPONSE_BYTES, responseBytes } from '../
 
 /** A listing body of `count` entries, as repetitive as Placement's. */
 const listing = (count: number) =>
-  JSON.stringify({ items: Array.from({ length: count }, (_, n) => ({ uuid: `00000000-0000-0000-0000-${String(n).padStart(12, '0')}`, name: `item-${n}`, links: [{ rel: 'self', href: `/items/${n}` }] })) });
+  JSON.stringify({
+    items: Array.from({ length: count }, (_, n) => ({
+      uuid: `00000000-0000-0000-0000-${String(n).padStart(12, '0')}`,
+      name: `item-${n}`,
+      links: [{ rel: 'self', href: `/items/${n}` }],
+    })),
+  });
 
 const result = (body: string) => ({ statusCode: 200, headers: { 'content-type': 'application/json', vary: 'openstack-api-version' }, body });
 

@@ -124,7 +124,15 @@ describe('error messages', () => {
   it("applies upstream's uuid format (oslo is_uuid_like, shared/domain/uuid.ts), to any type", () => {
     expect(isValid({ format: 'uuid' }, `urn:uuid:${UUID}`)).toBe(true);
     expect(isValid({ format: 'uuid' }, `URN:UUID:${UUID}`)).toBe(false);
-    for (const ok of [UUID, UUID.toUpperCase(), UUID.replaceAll('-', ''), `{${UUID}}`, `urn:uuid:${UUID}`, '1234-5678123456781234567812345678', `urn:urn:uuid:uuid:${UUID}`]) {
+    for (const ok of [
+      UUID,
+      UUID.toUpperCase(),
+      UUID.replaceAll('-', ''),
+      `{${UUID}}`,
+      `urn:uuid:${UUID}`,
+      '1234-5678123456781234567812345678',
+      `urn:urn:uuid:uuid:${UUID}`,
+    ]) {
       expect(isUuidLike(ok)).toBe(true);
     }
     for (const bad of ['abc', UUID.slice(1), `g${UUID.slice(1)}`, ` ${UUID}`, `${UUID}\n`, 42, null]) {
