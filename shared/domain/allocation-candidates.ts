@@ -276,7 +276,8 @@ function sameSubtreesHold(tree: AnchorTree, request: CandidateRequest, groups: R
 /** One allocation request: amounts on the same provider and class added up. */
 function consolidate(anchor: string, groups: RequestGroup[], chosen: GroupPart[]): AllocationRequest {
   const amounts = new Map<string, ResourceRequest>();
-  const mappings: Record<string, string[]> = {};
+  // Keyed by the client's group suffixes, which may be "__proto__" or "constructor": a Map, then entries.
+  const mappings = new Map<string, Set<string>>();
   chosen.forEach((part, n) => {
     for (const request of part.resources) {
       const key = `${request.provider} ${request.resourceClass}`;
@@ -285,9 +286,9 @@ function consolidate(anchor: string, groups: RequestGroup[], chosen: GroupPart[]
       else amounts.set(key, { ...request });
     }
     const suffix = groups[n]!.suffix;
-    mappings[suffix] = [...new Set([...(mappings[suffix] ?? []), ...part.providers])];
+    mappings.set(suffix, new Set([...(mappings.get(suffix) ?? []), ...part.providers]));
   });
-  return { anchor, resources: [...amounts.values()], mappings };
+  return { anchor, resources: [...amounts.values()], mappings: Object.fromEntries([...mappings].map(([suffix, providers]) => [suffix, [...providers]])) };
 }
 
 /** Identity of a candidate, as upstream compares them: its resources and its mappings. */

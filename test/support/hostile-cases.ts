@@ -219,6 +219,12 @@ const prototypeNames: CaseClass = (f) =>
       { name: `providers with required ${name}`, method: 'GET', path: `/resource_providers?required=${name}`, status: 400 },
       { name: `candidates for ${name}:1`, method: 'GET', path: `/allocation_candidates?resources=${name}:1`, status: 400 },
       { name: `candidates requiring ${name}`, method: 'GET', path: `/allocation_candidates?resources=VCPU:1&required=${name}`, status: 400 },
+      {
+        name: `candidates for a request group named ${name}`,
+        method: 'GET',
+        path: `/allocation_candidates?resources${name}=VCPU:1&resources=MEMORY_MB:1&group_policy=none`,
+        status: 200,
+      },
       { name: `candidates with root_required ${name}`, method: 'GET', path: `/allocation_candidates?resources=VCPU:1&root_required=${name}`, status: 400 },
       { name: `PUT allocations of ${name}`, method: 'PUT', path: `/allocations/${other}`, json: consumerBody, status: 400 },
       { name: `POST allocations keyed ${name}`, method: 'POST', path: '/allocations', raw: `{"${name}": ${JSON.stringify(consumerBody)}}`, status: 400 },

@@ -115,6 +115,13 @@ describe('candidatesForTree', () => {
     ]);
   });
 
+  it('maps groups whose suffixes are names every object has', () => {
+    const found = candidates(numaTree(), 'resources__proto__=SRIOV_NET_VF:1&resourcesconstructor=SRIOV_NET_VF:1&group_policy=isolate').found;
+    expect(found).toHaveLength(2);
+    expect(Object.keys(found[0]!.mappings)).toEqual(['__proto__', 'constructor']);
+    expect(JSON.parse(JSON.stringify(found[0]!.mappings))).toEqual(JSON.parse('{"__proto__": ["pf1"], "constructor": ["pf2"]}'));
+  });
+
   it('takes a class from a sharing provider that shares an aggregate with the tree', () => {
     const compute = provider('cn', { inventories: { VCPU: inventory(4) }, aggregates: ['agg'] });
     const storage = provider('ss', { inventories: { DISK_GB: inventory(100) }, aggregates: ['agg'], traits: [SHARING_TRAIT] });
