@@ -5,6 +5,7 @@
  * it differs), and a refused request leaves the stored state as it was: the
  * GETs that show it (snapshotPaths) answer the same before and after.
  */
+import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PlacementClient, type ApiResponse } from '../../scripts/lib/placement-client.js';
@@ -81,3 +82,50 @@ for (const [className, casesOf] of Object.entries(CASE_CLASSES)) {
     }
   });
 }
+
+describe('uuids in any case', () => {
+  const provider = randomUUID();
+  const upper = (uuid: string) => uuid.toUpperCase();
+  const claim = (generation: number | null, amount = 1) => ({
+    allocations: { [upper(provider)]: { resources: { VCPU: amount } } },
+    project_id: 'p',
+    user_id: 'u',
+    consumer_generation: generation,
+    consumer_type: 'INSTANCE',
+  });
+
+  beforeAll(async () => {
+    expect((await api.post('/resource_providers', { name: `case-${provider}`, uuid: upper(provider) })).body.uuid).toBe(provider);
+    expect(
+      (await api.put(`/resource_providers/${upper(provider)}/inventories`, { resource_provider_generation: 0, inventories: { VCPU: { total: 8 } } })).status,
+    ).toBe(200);
+  });
+
+  it('name one provider on every method', async () => {
+    expect((await api.get(`/resource_providers/${upper(provider)}`)).body.uuid).toBe(provider);
+    expect((await api.get(`/resource_providers?uuid=${upper(provider)}`)).body.resource_providers).toHaveLength(1);
+    expect((await api.get(`/resource_providers?in_tree=${upper(provider)}`)).body.resource_providers).toHaveLength(1);
+    expect((await api.put(`/resource_providers/${upper(provider)}/traits`, { resource_provider_generation: 1, traits: ['HW_CPU_X86_AVX2'] })).status).toBe(200);
+    expect((await api.get(`/resource_providers/${provider}/traits`)).body.traits).toEqual(['HW_CPU_X86_AVX2']);
+    expect((await api.get(`/allocation_candidates?resources=VCPU:1&in_tree=${upper(provider)}`)).body.allocation_requests).toHaveLength(1);
+  });
+
+  it('name one consumer on PUT, GET, POST and DELETE', async () => {
+    const consumer = randomUUID();
+    expect((await api.put(`/allocations/${upper(consumer)}`, claim(null))).status).toBe(204);
+    for (const asked of [consumer, upper(consumer)]) {
+      expect((await api.get(`/allocations/${asked}`)).body).toMatchObject({ allocations: { [provider]: { resources: { VCPU: 1 } } }, consumer_generation: 1 });
+    }
+    expect(Object.keys((await api.get(`/resource_providers/${upper(provider)}/allocations`)).body.allocations)).toEqual([consumer]);
+    expect((await api.post('/allocations', { [upper(consumer)]: claim(1, 2) })).status).toBe(204);
+    expect((await api.get(`/allocations/${consumer}`)).body).toMatchObject({ allocations: { [provider]: { resources: { VCPU: 2 } } }, consumer_generation: 2 });
+    expect((await api.delete(`/allocations/${upper(consumer)}`)).status).toBe(204);
+    expect((await api.get(`/allocations/${consumer}`)).body).toEqual({ allocations: {} });
+    expect((await api.get(`/resource_providers/${provider}/usages`)).body.usages).toEqual({ VCPU: 0 });
+  });
+
+  it('name one provider when it is deleted', async () => {
+    expect((await api.delete(`/resource_providers/${upper(provider)}`)).status).toBe(204);
+    expect((await api.get(`/resource_providers/${provider}`)).status).toBe(404);
+  });
+});
