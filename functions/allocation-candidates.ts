@@ -62,7 +62,8 @@ async function emptyBeforeUnknownName(request: CandidateRequest): Promise<boolea
     const trait = unknownTrait(groupTraits(group));
     if (resourceClass === undefined && trait === undefined) {
       const alone = { ...request, groups: [group], groupPolicy: undefined, sameSubtrees: [], limit: 1 };
-      if ((await searchCandidates(alone, { maxCandidates: 1, maxSteps: SEARCH_STEPS, deadlineMs: config.searchDeadlineMs })).candidates.length === 0) return true;
+      if ((await searchCandidates(alone, { maxCandidates: 1, maxSteps: SEARCH_STEPS, deadlineMs: config.searchDeadlineMs })).candidates.length === 0)
+        return true;
       continue;
     }
     if (resourceClass) throw badRequest(`Invalid resource class in resources parameter: No such resource class ${resourceClass}.`);

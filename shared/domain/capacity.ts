@@ -29,7 +29,10 @@ export function freeCapacity(inventory: Inventory, used: number): number {
  */
 export function freeCapacities(provider: Pick<Provider, 'inventories' | 'usages'>): Resources {
   return Object.fromEntries(
-    Object.entries(provider.inventories).map(([resourceClass, inventory]) => [resourceClass, freeCapacity(inventory, entryOf(provider.usages, resourceClass) ?? 0)]),
+    Object.entries(provider.inventories).map(([resourceClass, inventory]) => [
+      resourceClass,
+      freeCapacity(inventory, entryOf(provider.usages, resourceClass) ?? 0),
+    ]),
   );
 }
 
