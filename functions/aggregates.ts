@@ -10,11 +10,8 @@ import type { PlacementRequest } from '../shared/http/request.js';
 import type { Provider } from '../shared/domain/model.js';
 import * as schemas from '../shared/schemas/aggregate.js';
 import { providerChangeWrites } from '../shared/storage/providers.js';
-import { commit, withRetries } from '../shared/storage/transaction.js';
+import { readPlanCommit } from '../shared/storage/transaction.js';
 import { loadProvider } from '../shared/http/provider-lookup.js';
-
-/** How often a pre-1.19 PUT (which has no generation to conflict on) re-reads and tries again. */
-const UNVERSIONED_RETRIES = 5;
 
 const WITH_GENERATION = '1.19';
 
@@ -38,32 +35,25 @@ interface AggregatesBody {
 async function setAggregates(request: PlacementRequest): Promise<Reply> {
   const uuid = request.param('uuid');
   // Upstream looks the provider up before it reads the body.
-  let provider = await loadProvider(uuid);
-  const now = () => new Date().toISOString();
-
-  if (request.isAtLeast(WITH_GENERATION)) {
-    const body = request.json<AggregatesBody>(schemas.PUT_AGGREGATES_1_19);
-    if (provider.generation !== body.resource_provider_generation) {
+  const provider = await loadProvider(uuid);
+  const withGeneration = request.isAtLeast(WITH_GENERATION);
+  const body: { aggregates: string[]; resource_provider_generation?: number } = withGeneration
+    ? request.json<AggregatesBody>(schemas.PUT_AGGREGATES_1_19)
+    : { aggregates: request.json<string[]>(schemas.PUT_AGGREGATES_1_1) };
+  // From 1.19 every read must still carry the client's generation, which the write bumps;
+  // before, the write only has to land on the state it was read at.
+  const after = await readPlanCommit(async (retry) => {
+    const current = retry === 0 ? provider : await loadProvider(uuid);
+    if (withGeneration && current.generation !== body.resource_provider_generation) {
       throw conflict("Resource provider's generation already changed. Please update the generation and try again.", ErrorCode.CONCURRENT_UPDATE);
     }
-    const after: Provider = { ...provider, aggregates: body.aggregates, generation: provider.generation + 1, updatedAt: now() };
-    await commit(providerChangeWrites(provider, after));
-    return aggregatesReply(request, after, body.aggregates);
-  }
-
-  const aggregates = request.json<string[]>(schemas.PUT_AGGREGATES_1_1);
-  // Same generation: the write only has to land on the state it was read at, so re-read on a race.
-  await withRetries(UNVERSIONED_RETRIES, async () => {
-    // Upstream keeps aggregates in a table of their own: the provider's update time stays.
-    const after: Provider = { ...provider, aggregates };
-    try {
-      await commit(providerChangeWrites(provider, after));
-    } catch (error) {
-      provider = await loadProvider(uuid);
-      throw error;
-    }
+    // Before 1.19 upstream (aggregates in a table of their own) leaves the provider's generation and update time alone.
+    const next: Provider = withGeneration
+      ? { ...current, aggregates: body.aggregates, generation: current.generation + 1, updatedAt: new Date().toISOString() }
+      : { ...current, aggregates: body.aggregates };
+    return { writes: providerChangeWrites(current, next), result: next };
   });
-  return aggregatesReply(request, provider, aggregates);
+  return aggregatesReply(request, after, body.aggregates);
 }
 
 export const operations: Operations<'aggregates'> = {

@@ -3,7 +3,7 @@
  * several consumers changed at once (POST /allocations, 1.13), and what a
  * provider has handed out (GET /resource_providers/{uuid}/allocations).
  *
- * Every change is one claim transaction (storage's writeClaim), computed by
+ * Every change is one claim transaction (storage's claimWrites), computed by
  * shared/domain/claims.ts from a strongly consistent read and retried on
  * fresh state when a concurrent claim cancels it.
  */
@@ -24,11 +24,10 @@ import {
 import { UNKNOWN_CONSUMER_TYPE, type Consumer, type Resources } from '../shared/domain/model.js';
 import { isUuidLike, normalizeUuid } from '../shared/domain/uuid.js';
 import * as schemas from '../shared/schemas/allocation.js';
-import { config } from '../shared/config.js';
 import { resourceClasses } from '../shared/storage/catalog.js';
-import { getConsumer, getConsumers, listProviderAllocations, writeClaim } from '../shared/storage/consumers.js';
+import { claimWrites, getConsumer, getConsumers, listProviderAllocations } from '../shared/storage/consumers.js';
 import { getProvider, getProviders } from '../shared/storage/providers.js';
-import { withRetries } from '../shared/storage/transaction.js';
+import { readPlanCommit } from '../shared/storage/transaction.js';
 
 function putSchema(request: PlacementRequest): JsonSchema {
   if (request.isAtLeast('1.38')) return schemas.PUT_ALLOCATIONS_1_38;
@@ -52,14 +51,13 @@ function postSchema(request: PlacementRequest): JsonSchema {
  */
 async function claim(desired: DesiredConsumer[], form: 'put' | 'post'): Promise<void> {
   const unknown = new Set(await resourceClasses.missing(allocatedClasses(desired)));
-  await withRetries(
-    config.claimRetries,
+  await readPlanCommit(
     async () => {
       const consumers = await getConsumers(desired.map((want) => want.uuid));
       const providers = await getProviders(providersInvolved(desired, consumers));
       const now = new Date().toISOString();
       const plan = planClaim(desired, { consumers, providers, classExists: (name) => !unknown.has(name) }, now, { form });
-      await writeClaim(plan.consumers, plan.providers, now);
+      return { writes: claimWrites(plan.consumers, plan.providers, now) };
     },
     // Out of retries: upstream's wording for a claim that kept losing the race.
     (error) => conflict(`Inventory and/or allocations changed while attempting to allocate: ${error.message}`, ErrorCode.CONCURRENT_UPDATE),
@@ -87,14 +85,14 @@ async function postAllocations(request: PlacementRequest): Promise<Reply> {
 
 async function deleteAllocations(request: PlacementRequest): Promise<Reply> {
   const uuid = request.param('consumer_uuid');
-  await withRetries(config.claimRetries, async () => {
+  await readPlanCommit(async () => {
     const consumer = await getConsumer(uuid);
     if (consumer === undefined || Object.keys(consumer.allocations).length === 0) {
       throw notFound(`No allocations for consumer '${uuid}'`);
     }
     const providers = await getProviders(Object.keys(consumer.allocations));
     const plan = planRemoval(consumer, providers);
-    await writeClaim(plan.consumers, plan.providers, new Date().toISOString());
+    return { writes: claimWrites(plan.consumers, plan.providers, new Date().toISOString()) };
   });
   return noContent();
 }

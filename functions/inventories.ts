@@ -25,11 +25,8 @@ import { isCustomName } from '../shared/domain/catalog-names.js';
 import * as schemas from '../shared/schemas/inventory.js';
 import { providerChangeWrites, type ProviderChangeErrors } from '../shared/storage/providers.js';
 import { resourceClasses } from '../shared/storage/catalog.js';
-import { commit, withRetries } from '../shared/storage/transaction.js';
+import { readPlanCommit } from '../shared/storage/transaction.js';
 import { loadProvider } from '../shared/http/provider-lookup.js';
-
-/** How many times a write is tried again when the provider changed between read and write. */
-const RETRIES = 3;
 
 const noSuchClass = (name: string) => `No such resource class ${name}.`;
 
@@ -68,23 +65,18 @@ interface ChangeOptions {
  * refuses the write when the provider (its generation or its usage) changed
  * since it was read; then it is read again and `next` runs again on the
  * fresh state (which must still carry the client's generation, when one was
- * sent), a few times before the 409.
+ * sent), as the retry policy allows before the 409.
  */
 async function changeInventories(
   provider: Provider,
   next: (current: Provider) => Inventories | Promise<Inventories>,
   options: ChangeOptions = {},
 ): Promise<{ before: Provider; after: Provider }> {
-  let current = provider;
-  let attempt = 0;
-  return withRetries(RETRIES, async () => {
-    if (attempt++ > 0) {
-      current = await loadProvider(provider.uuid);
-      if (options.generation !== undefined) checkGeneration(current, options.generation);
-    }
+  return readPlanCommit(async (retry) => {
+    const current = retry === 0 ? provider : await loadProvider(provider.uuid);
+    if (retry > 0 && options.generation !== undefined) checkGeneration(current, options.generation);
     const after = withInventories(current, await next(current), new Date().toISOString());
-    await commit(providerChangeWrites(current, after, options.errors ?? {}));
-    return { before: current, after };
+    return { writes: providerChangeWrites(current, after, options.errors ?? {}), result: { before: current, after } };
   });
 }
 

@@ -1,7 +1,7 @@
 /**
  * POST /reshaper (1.30): replaces the inventories of some providers and the
  * allocations of some consumers in one transaction (shared/domain/reshape.ts
- * plans it, storage's writeReshape writes it).
+ * plans it, storage's reshapeWrites writes it).
  */
 import { conflict, ErrorCode } from '../shared/api/errors.js';
 import { lambdaHandler } from '../shared/http/lambda.js';
@@ -13,11 +13,10 @@ import { inventoriesFromRecords } from '../shared/domain/inventory.js';
 import { planReshape, unknownReshapeClass, type DesiredInventories } from '../shared/domain/reshape.js';
 import * as schemas from '../shared/schemas/reshaper.js';
 import { foldUuidCase } from '../shared/domain/uuid.js';
-import { config } from '../shared/config.js';
 import { resourceClasses } from '../shared/storage/catalog.js';
-import { getConsumers, writeReshape } from '../shared/storage/consumers.js';
+import { getConsumers, reshapeWrites } from '../shared/storage/consumers.js';
 import { getProviders } from '../shared/storage/providers.js';
-import { withRetries } from '../shared/storage/transaction.js';
+import { readPlanCommit } from '../shared/storage/transaction.js';
 
 interface ReshaperBody {
   inventories: Record<string, { resource_provider_generation: number; inventories: Record<string, unknown> }>;
@@ -42,14 +41,13 @@ async function reshape(request: PlacementRequest): Promise<Reply> {
 
   // A retry reads afresh and checks the client's generations again, so only
   // changes that left them intact (as upstream's allocation retries) succeed.
-  await withRetries(
-    config.claimRetries,
+  await readPlanCommit(
     async () => {
       const consumers = await getConsumers(desired.map((want) => want.uuid));
       const providers = await getProviders([...inventories.map((want) => want.providerUuid), ...providersInvolved(desired, consumers)]);
       const now = new Date().toISOString();
       const plan = planReshape(inventories, desired, { consumers, providers, classExists: (name) => !missing.has(name) }, now);
-      await writeReshape(plan, now, { onUnknownResourceClass: unknownReshapeClass });
+      return { writes: reshapeWrites(plan, now, { onUnknownResourceClass: unknownReshapeClass }) };
     },
     (error) => conflict(`update conflict: ${error.message}`, ErrorCode.CONCURRENT_UPDATE),
   );

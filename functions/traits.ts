@@ -24,7 +24,7 @@ import type { Provider } from '../shared/domain/model.js';
 import * as schemas from '../shared/schemas/trait.js';
 import { traits, type CatalogEntry } from '../shared/storage/catalog.js';
 import { listProviders, providerChangeWrites } from '../shared/storage/providers.js';
-import { commit } from '../shared/storage/transaction.js';
+import { readPlanCommit } from '../shared/storage/transaction.js';
 import { loadProvider } from '../shared/http/provider-lookup.js';
 
 const NO_CACHE = { 'cache-control': 'no-cache' };
@@ -117,25 +117,33 @@ interface SetTraitsBody {
 
 const noSuchTraits = (names: string[]) => badRequest(`No such trait ${names.join(', ')}`);
 
-/** Writes the provider with a new trait set, bumping its generation; nothing when the set is unchanged (as upstream). */
-async function replaceTraits(before: Provider, names: string[]): Promise<Provider> {
-  if (sameNames(before.traits, names)) return before;
-  const after: Provider = { ...before, traits: names, generation: before.generation + 1, updatedAt: new Date().toISOString() };
-  await commit(providerChangeWrites(before, after, { onUnknownTrait: (name) => noSuchTraits([name]) }));
-  return after;
+const generationChanged = () =>
+  conflict("Resource provider's generation already changed. Please update the generation and try again.", ErrorCode.CONCURRENT_UPDATE);
+
+/**
+ * Writes the provider with a new trait set, bumping its generation; nothing
+ * when the set is unchanged (as upstream). When the client sent a generation,
+ * every read of the provider must still carry it.
+ */
+async function replaceTraits(provider: Provider, names: string[], generation?: number): Promise<Provider> {
+  return readPlanCommit(async (retry) => {
+    const before = retry === 0 ? provider : await loadProvider(provider.uuid);
+    if (generation !== undefined && before.generation !== generation) throw generationChanged();
+    if (sameNames(before.traits, names)) return { writes: [], result: before };
+    const after: Provider = { ...before, traits: names, generation: before.generation + 1, updatedAt: new Date().toISOString() };
+    return { writes: providerChangeWrites(before, after, { onUnknownTrait: (name) => noSuchTraits([name]) }), result: after };
+  });
 }
 
 async function updateProviderTraits(request: PlacementRequest): Promise<Reply> {
   const body = request.json<SetTraitsBody>(schemas.PUT_RESOURCE_PROVIDER_TRAITS_1_6);
   const provider = await loadProvider(request.param('uuid'));
-  if (provider.generation !== body.resource_provider_generation) {
-    throw conflict("Resource provider's generation already changed. Please update the generation and try again.", ErrorCode.CONCURRENT_UPDATE);
-  }
+  if (provider.generation !== body.resource_provider_generation) throw generationChanged();
   const wanted = distinct(body.traits);
   const found = await traits.getMany(wanted);
   const unknown = unknownNames(wanted, new Set(found.keys()));
   if (unknown.length > 0) throw noSuchTraits(unknown);
-  const updated = await replaceTraits(provider, wanted);
+  const updated = await replaceTraits(provider, wanted, body.resource_provider_generation);
   const entries = wanted.map((name) => found.get(name)!);
   return traitsReply(request, entries, { resource_provider_generation: updated.generation });
 }

@@ -1,5 +1,5 @@
 /** Creates the table from the shared definition (the CDK stack uses the same one) and seeds the catalogs. */
-import { CreateTableCommand, DescribeTableCommand, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, ResourceInUseException, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import { dynamo, tableName } from '../shared/storage/client.js';
 import { PARTITION_KEY, SECONDARY_INDEXES, SORT_KEY } from '../shared/storage/table-definition.js';
 import { seedStandardCatalogs } from '../shared/storage/catalog.js';
@@ -12,7 +12,7 @@ export async function ensureTable(): Promise<void> {
     if (!(error instanceof ResourceNotFoundException)) throw error;
   }
   const attributes = new Set<string>([PARTITION_KEY, SORT_KEY, ...SECONDARY_INDEXES.flatMap((index) => [index.partitionKey, index.sortKey])]);
-  await dynamo().send(
+  const creation = dynamo().send(
     new CreateTableCommand({
       TableName: tableName(),
       BillingMode: 'PAY_PER_REQUEST',
@@ -31,6 +31,10 @@ export async function ensureTable(): Promise<void> {
       })),
     }),
   );
+  // Another instance on the same endpoint, or the SDK's retry of a creation that timed out, got there first.
+  await creation.catch((error: unknown) => {
+    if (!(error instanceof ResourceInUseException)) throw error;
+  });
 }
 
 export async function prepareTable(): Promise<void> {

@@ -6,6 +6,15 @@ function flag(name: string): boolean {
   return /^(1|true|yes|on)$/i.test(process.env[name] ?? '');
 }
 
+/** A whole-number setting of at least `minimum`; anything else stops the service with the variable's name. */
+function whole(name: string, fallback: number, minimum = 0): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < minimum) throw new Error(`${name} must be a whole number of at least ${minimum}, not ${JSON.stringify(raw)}`);
+  return value;
+}
+
 /** A comma-separated setting or header as its non-empty, trimmed items. */
 export function commaSeparated(value: string | undefined): string[] {
   return (value ?? '')
@@ -119,9 +128,32 @@ export const config = {
   get searchDeadlineMs(): number {
     return Number(process.env.PLACEMENT_SEARCH_DEADLINE_MS ?? 10_000);
   },
-  /** How many times a claim is retried after a concurrent update before answering 409. */
-  get claimRetries(): number {
-    return Number(process.env.PLACEMENT_CLAIM_RETRIES ?? 10);
+  /**
+   * The service's own retry policy (shared/storage/retry.ts): how often a
+   * change that a concurrent writer got in the way of is read, planned and
+   * committed again before the 409, and a batch's unprocessed keys sent
+   * again before the 503; and the bounds of the jittered wait before each.
+   */
+  get retries(): number {
+    return whole('PLACEMENT_RETRIES', 10);
+  },
+  get retryBaseDelayMs(): number {
+    return whole('PLACEMENT_RETRY_BASE_DELAY_MS', 10);
+  },
+  get retryMaxDelayMs(): number {
+    return whole('PLACEMENT_RETRY_MAX_DELAY_MS', 200);
+  },
+  /** Attempts the AWS SDK makes of one DynamoDB request (throttled, failed, timed out or cut off) before giving up with a 503. */
+  get dynamoDbMaxAttempts(): number {
+    return whole('PLACEMENT_DYNAMODB_MAX_ATTEMPTS', 4, 1);
+  },
+  /**
+   * How long one attempt of a DynamoDB request may take, answer included.
+   * DynamoDB answers in milliseconds; DynamoDB Local (an endpoint) on a busy
+   * machine can take seconds, a cold CreateTable more.
+   */
+  get dynamoDbTimeoutMs(): number {
+    return whole('PLACEMENT_DYNAMODB_TIMEOUT_MS', this.dynamoDbEndpoint === undefined ? 3000 : 30_000, 1);
   },
   /** The deployment this instance belongs to (several share an account); the dimension of its metrics. */
   get stage(): string {

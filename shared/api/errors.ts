@@ -118,3 +118,8 @@ export const conflict = (message: string, code?: ErrorCode) => new HttpError(409
 export const forbidden = (message: string) => new HttpError(403, message, { vary: false });
 /** A 404 for an object upstream's handler lets its object layer report (no Vary header, see HttpErrorOptions.vary). */
 export const objectNotFound = (message: string) => new HttpError(404, message, { vary: false });
+/**
+ * 503 for a request the service could not complete in time or without its
+ * database: retries already ran, so the client is asked to try again shortly.
+ */
+export const serviceUnavailable = (message: string) => new HttpError(503, message, { headers: { 'retry-after': '1' } });

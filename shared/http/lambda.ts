@@ -8,6 +8,7 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { PlacementRequest } from './request.js';
 import type { Operation, Operations, PlacementContext, PlacementHandler, Reply } from './types.js';
+import { serviceUnavailable } from '../api/errors.js';
 import { unmatchedRouteError } from './router.js';
 import { routeKey, type HandlerName } from './routes.js';
 import { requestContext } from './middleware/request-context.js';
@@ -37,7 +38,14 @@ function toResult(reply: Reply, request: PlacementRequest): APIGatewayProxyStruc
 
 export function lambdaHandler<H extends HandlerName>(operations: Operations<H>): PlacementHandler {
   const byRouteKey: Readonly<Record<string, Operation | undefined>> = operations;
-  const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PlacementContext>()
+  // Shortly before the function would time out, middy abandons the operation (a slow or unreachable
+  // DynamoDB) and the error middleware answers 503, where Lambda would leave API Gateway a 5xx of its own.
+  const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PlacementContext>({
+    timeoutEarlyInMillis: 250,
+    timeoutEarlyResponse: () => {
+      throw serviceUnavailable('The request could not be completed in time. Please retry.');
+    },
+  })
     .use(metrics())
     .use(responseSize())
     .use(requestContext())

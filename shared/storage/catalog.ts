@@ -8,7 +8,8 @@ import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from './client.js';
 import { batchGet, getItem, queryAll } from './reads.js';
 import { RESOURCE_CLASSES_PK, TRAITS_PK, type Key } from './keys.js';
-import { commit, type Write } from './transaction.js';
+import { readPlanCommit, type Write } from './transaction.js';
+import { untilAllProcessed } from './retry.js';
 import { STANDARD_RESOURCE_CLASSES, STANDARD_TRAITS } from '../domain/standard-catalog.js';
 import { isValidCustomName } from '../domain/catalog-names.js';
 
@@ -79,35 +80,39 @@ export class Catalog {
 
   /** Adds a custom entry; `onExists` is the error when the name is taken. */
   async create(name: string, now: string, onExists: () => Error): Promise<void> {
-    await commit([
-      {
-        item: {
-          Put: {
-            TableName: tableName(),
-            Item: { ...this.key(name), name, standard: false, refs: 0, createdAt: now, updatedAt: now },
-            ConditionExpression: 'attribute_not_exists(pk)',
+    await readPlanCommit(async () => ({
+      writes: [
+        {
+          item: {
+            Put: {
+              TableName: tableName(),
+              Item: { ...this.key(name), name, standard: false, refs: 0, createdAt: now, updatedAt: now },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
           },
+          onConditionFailed: onExists,
         },
-        onConditionFailed: onExists,
-      },
-    ]);
+      ],
+    }));
   }
 
   /** Removes an unused custom entry; `onInUse` is the error when something still uses it. */
   async delete(name: string, onInUse: () => Error): Promise<void> {
-    await commit([
-      {
-        item: {
-          Delete: {
-            TableName: tableName(),
-            Key: this.key(name),
-            ConditionExpression: 'attribute_not_exists(pk) OR refs = :none',
-            ExpressionAttributeValues: { ':none': 0 },
+    await readPlanCommit(async () => ({
+      writes: [
+        {
+          item: {
+            Delete: {
+              TableName: tableName(),
+              Key: this.key(name),
+              ConditionExpression: 'attribute_not_exists(pk) OR refs = :none',
+              ExpressionAttributeValues: { ':none': 0 },
+            },
           },
+          onConditionFailed: onInUse,
         },
-        onConditionFailed: onInUse,
-      },
-    ]);
+      ],
+    }));
   }
 
   /**
@@ -117,29 +122,31 @@ export class Catalog {
    * every inventory and allocation that names it rewritten).
    */
   async rename(entry: CatalogEntry, newName: string, now: string, errors: { onInUse: () => Error; onExists: () => Error }): Promise<void> {
-    await commit([
-      {
-        item: {
-          Put: {
-            TableName: tableName(),
-            Item: { ...this.key(newName), name: newName, standard: false, refs: 0, createdAt: entry.createdAt, updatedAt: now },
-            ConditionExpression: 'attribute_not_exists(pk)',
+    await readPlanCommit(async () => ({
+      writes: [
+        {
+          item: {
+            Put: {
+              TableName: tableName(),
+              Item: { ...this.key(newName), name: newName, standard: false, refs: 0, createdAt: entry.createdAt, updatedAt: now },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
           },
+          onConditionFailed: errors.onExists,
         },
-        onConditionFailed: errors.onExists,
-      },
-      {
-        item: {
-          Delete: {
-            TableName: tableName(),
-            Key: this.key(entry.name),
-            ConditionExpression: 'attribute_exists(pk) AND refs = :none',
-            ExpressionAttributeValues: { ':none': 0 },
+        {
+          item: {
+            Delete: {
+              TableName: tableName(),
+              Key: this.key(entry.name),
+              ConditionExpression: 'attribute_exists(pk) AND refs = :none',
+              ExpressionAttributeValues: { ':none': 0 },
+            },
           },
+          onConditionFailed: errors.onInUse,
         },
-        onConditionFailed: errors.onInUse,
-      },
-    ]);
+      ],
+    }));
   }
 
   /** A transaction write that moves the use count of a custom entry, which must exist. */
@@ -166,11 +173,10 @@ export class Catalog {
       const batch = missing.slice(start, start + 25).map((name) => ({
         PutRequest: { Item: { ...this.key(name), name, standard: true, refs: 0, createdAt: now, updatedAt: now } },
       }));
-      let request: Record<string, typeof batch> | undefined = { [tableName()]: batch };
-      while (request && Object.keys(request).length > 0) {
-        const output = await dynamo().send(new BatchWriteCommand({ RequestItems: request }));
-        request = output.UnprocessedItems as typeof request;
-      }
+      await untilAllProcessed({ [tableName()]: batch }, async (pending) => {
+        const output = await dynamo().send(new BatchWriteCommand({ RequestItems: pending }));
+        return output.UnprocessedItems as typeof pending | undefined;
+      });
     }
     return missing.length;
   }

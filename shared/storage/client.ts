@@ -1,18 +1,64 @@
-/** The module-level DynamoDB document client, configured from the environment on first use. */
+/**
+ * The module-level DynamoDB document client, configured from the environment
+ * on first use, and what its failures mean to the service.
+ *
+ * The SDK retries each request itself ("standard" mode: throttling, 5xx,
+ * timeouts, reset connections; full-jitter backoff, a retry quota per
+ * client) up to PLACEMENT_DYNAMODB_MAX_ATTEMPTS attempts of at most
+ * PLACEMENT_DYNAMODB_TIMEOUT_MS each. A retryable failure that outlasts
+ * them becomes a DependencyUnavailable, which the error middleware answers
+ * with 503 and Retry-After, never 500. See the README, "DynamoDB failures".
+ */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { isServerError, isThrottlingError, isTransientError } from '@smithy/core/retry';
 import { config } from '../config.js';
+
+/** DynamoDB is throttling, failing or out of reach, and stayed so through the retries. */
+export class DependencyUnavailable extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'DependencyUnavailable';
+  }
+}
+
+type SdkError = Parameters<typeof isThrottlingError>[0];
+
+/** The SDK's own classification of the errors it retries, applied to what it gave up on. */
+const isDependencyFailure = (error: unknown): boolean =>
+  error instanceof Error && (isThrottlingError(error as SdkError) || isTransientError(error as SdkError) || isServerError(error as SdkError));
 
 let client: DynamoDBDocumentClient | undefined;
 
 export function dynamo(): DynamoDBDocumentClient {
   if (client === undefined) {
     const endpoint = config.dynamoDbEndpoint;
-    const base = new DynamoDBClient(
-      endpoint ? { endpoint, region: process.env.AWS_REGION ?? 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {},
-    );
+    const base = new DynamoDBClient({
+      ...(endpoint ? { endpoint, region: process.env.AWS_REGION ?? 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+      retryMode: 'standard',
+      maxAttempts: config.dynamoDbMaxAttempts,
+      // Without these a request to an endpoint that stopped answering would wait until the function times out.
+      // A third of an attempt to connect: 1 s against DynamoDB, 10 s against a DynamoDB Local that a busy machine is slow to accept on.
+      requestHandler: {
+        connectionTimeout: Math.ceil(config.dynamoDbTimeoutMs / 3),
+        requestTimeout: config.dynamoDbTimeoutMs,
+        throwOnRequestTimeout: true,
+      },
+    });
     // The SDK's logger step walks every response to redact it even though nothing is logged: a fifth of the CPU of a large query.
     base.middlewareStack.remove('loggerMiddleware');
+    // Outermost, so it sees what is left once the SDK's retries are spent.
+    base.middlewareStack.add(
+      (next) => async (args) => {
+        try {
+          return await next(args);
+        } catch (error) {
+          if (!isDependencyFailure(error)) throw error;
+          throw new DependencyUnavailable(`DynamoDB failed: ${(error as Error).name}: ${(error as Error).message}`, { cause: error });
+        }
+      },
+      { step: 'initialize', name: 'dependencyFailures', priority: 'high' },
+    );
     client = DynamoDBDocumentClient.from(base, { marshallOptions: { removeUndefinedValues: true } });
   }
   return client;

@@ -1,6 +1,6 @@
 /**
- * Consumers and their allocations, and the claim transaction: the one place
- * allocations are written.
+ * Consumers and their allocations, and the claim transaction's writes: the
+ * one place allocations are written.
  */
 import { entryOf, type Consumer, type ConsumerChange, type ProviderUsageChange, type Resources } from '../domain/model.js';
 import { tableName } from './client.js';
@@ -16,7 +16,7 @@ import {
   userPrefix,
 } from './keys.js';
 import { BY_GROUP_INDEX } from './table-definition.js';
-import { commit, type Write } from './transaction.js';
+import type { Write } from './transaction.js';
 import { providerChangeWrites, providerChangesWrites, type ProviderChange, type ProviderChangeErrors } from './providers.js';
 
 function fromItem(item: Item): Consumer {
@@ -160,20 +160,15 @@ function providerUsageWrites(change: ProviderUsageChange, now: string): Write[] 
   ];
 }
 
-/** The writes of a claim: consumers, their allocation items, and the providers' usage. */
+/**
+ * The claim transaction's writes: every consumer, allocation and provider
+ * change of one request, committed together (readPlanCommit) so that a claim
+ * lands whole or not at all. Any consumer or provider changed since it was
+ * read (or a capacity race) cancels it as a ConcurrentUpdate, and the claim
+ * is planned again on fresh state.
+ */
 export function claimWrites(consumers: ConsumerChange[], providers: ProviderUsageChange[], now: string): Write[] {
   return [...consumers.map(consumerWrite), ...consumers.flatMap(allocationWrites), ...providers.flatMap((change) => providerUsageWrites(change, now))];
-}
-
-/**
- * The claim transaction: every consumer, allocation and provider change of
- * one request in a single TransactWriteItems, so a claim lands whole or not
- * at all. Any consumer or provider changed since it was read (or a capacity
- * race) cancels it as a ConcurrentUpdate, which the caller retries on fresh
- * state.
- */
-export async function writeClaim(consumers: ConsumerChange[], providers: ProviderUsageChange[], now: string): Promise<void> {
-  await commit(claimWrites(consumers, providers, now));
 }
 
 /** What one reshape writes (shared/domain/reshape.ts plans it). */
@@ -186,12 +181,13 @@ export interface ReshapeChange {
 }
 
 /**
- * The reshape transaction: a claim in which the providers whose inventories
- * are replaced are written whole instead of by usage deltas, since one
- * transaction may write each provider item only once. Like a claim it is
- * cancelled as a ConcurrentUpdate when anything changed since it was read;
- * more than 100 writes are refused (TooManyWrites) before anything is written.
+ * The reshape transaction's writes: a claim in which the providers whose
+ * inventories are replaced are written whole instead of by usage deltas,
+ * since one transaction may write each provider item only once. Like a claim
+ * it is cancelled as a ConcurrentUpdate when anything changed since it was
+ * read; more than 100 writes are refused (TooManyWrites) before anything is
+ * written.
  */
-export async function writeReshape(change: ReshapeChange, now: string, errors: ProviderChangeErrors): Promise<void> {
-  await commit([...claimWrites(change.consumers, change.usages, now), ...providerChangesWrites(change.providers, errors)]);
+export function reshapeWrites(change: ReshapeChange, now: string, errors: ProviderChangeErrors): Write[] {
+  return [...claimWrites(change.consumers, change.usages, now), ...providerChangesWrites(change.providers, errors)];
 }

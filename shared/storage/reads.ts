@@ -3,6 +3,7 @@ import { BatchGetCommand, GetCommand, QueryCommand, type QueryCommandInput } fro
 import { dynamo, tableName } from './client.js';
 import { recordConsumedCapacity, recordItemsRead } from './consumed-capacity.js';
 import type { Key } from './keys.js';
+import { untilAllProcessed } from './retry.js';
 
 export type Item = Record<string, unknown>;
 
@@ -42,20 +43,22 @@ export interface BatchGetOptions {
   consistent?: boolean;
 }
 
-/** Reads of many keys, 100 a request, retrying unprocessed keys. */
+type BatchRequest = Record<string, { Keys: Item[]; ConsistentRead: boolean } & Partial<Projection>>;
+
+/** Reads of many keys, 100 a request; keys DynamoDB leaves unprocessed are asked for again, with the retry policy's backoff. */
 export async function batchGet(keys: Key[], { projection, consistent = true }: BatchGetOptions = {}): Promise<Item[]> {
   const items: Item[] = [];
   for (let start = 0; start < keys.length; start += 100) {
-    let request: Record<string, { Keys: Item[]; ConsistentRead: boolean } & Partial<Projection>> | undefined = {
+    const request: BatchRequest = {
       [tableName()]: { Keys: keys.slice(start, start + 100).map((key) => ({ ...key })), ConsistentRead: consistent, ...projection },
     };
-    while (request && Object.keys(request).length > 0) {
-      const output = await dynamo().send(new BatchGetCommand({ RequestItems: request, ReturnConsumedCapacity: 'TOTAL' }));
+    await untilAllProcessed(request, async (pending) => {
+      const output = await dynamo().send(new BatchGetCommand({ RequestItems: pending, ReturnConsumedCapacity: 'TOTAL' }));
       recordConsumedCapacity(output.ConsumedCapacity, 'read');
       recordItemsRead(output.Responses?.[tableName()]?.length ?? 0);
       items.push(...(output.Responses?.[tableName()] ?? []));
-      request = output.UnprocessedKeys as typeof request;
-    }
+      return output.UnprocessedKeys as BatchRequest | undefined;
+    });
   }
   return items;
 }

@@ -1,9 +1,12 @@
 /**
  * The one place errors become responses: HttpError to Placement's JSON error
  * body (or HTML / plain text when the client does not accept JSON, as
- * upstream's webob does), anything else to a logged 500.
+ * upstream's webob does); storage's errors to their statuses (409 concurrent
+ * update, 413 too many writes, 503 with Retry-After for an unavailable
+ * DynamoDB); anything else to a logged 500.
  */
-import { ErrorCode, HttpError } from '../../api/errors.js';
+import { ErrorCode, HttpError, serviceUnavailable } from '../../api/errors.js';
+import { DependencyUnavailable } from '../../storage/client.js';
 import { ConcurrentUpdate, TooManyWrites } from '../../storage/transaction.js';
 import { logger } from '../logger.js';
 import type { LambdaRequest, PlacementMiddleware } from '../types.js';
@@ -99,6 +102,9 @@ export const errorResponse = (): PlacementMiddleware => ({
       error = new HttpError(409, error.message, { code: ErrorCode.CONCURRENT_UPDATE });
     } else if (error instanceof TooManyWrites) {
       error = new HttpError(413, error.message);
+    } else if (error instanceof DependencyUnavailable) {
+      logger.warn('DynamoDB unavailable', { error });
+      error = serviceUnavailable('The service could not reach its database in time. Please retry.');
     } else if (!(error instanceof HttpError)) {
       logger.error('unhandled error', { error: error as Error });
       error = new HttpError(500, 'An unexpected error occurred.');

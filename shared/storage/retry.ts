@@ -1,0 +1,52 @@
+/**
+ * The one retry policy of the service's own retries. Each DynamoDB request
+ * is retried by the AWS SDK itself (client.ts); on top of that the service
+ * tries again when DynamoDB did its part but the work is not done: a
+ * transaction cancelled by a concurrent writer (transaction.ts,
+ * readPlanCommit) and keys or items a batch request left unprocessed
+ * (untilAllProcessed). Both wait before each retry the same way.
+ */
+import { config } from '../config.js';
+import { DependencyUnavailable } from './client.js';
+
+export interface RetryPolicy {
+  /** Retries after the first try. */
+  retries: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+export const retryPolicy = (): RetryPolicy => ({
+  retries: config.retries,
+  baseDelayMs: config.retryBaseDelayMs,
+  maxDelayMs: config.retryMaxDelayMs,
+});
+
+/**
+ * The wait before retry number `retry` (0 for the first): "full jitter",
+ * uniform between 0 and a ceiling that doubles each time up to the maximum,
+ * so that writers who collided spread out instead of colliding again.
+ */
+export function backoffDelay(policy: RetryPolicy, retry: number, random: () => number = Math.random): number {
+  return random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retry);
+}
+
+export const pauseBeforeRetry = (policy: RetryPolicy, retry: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, backoffDelay(policy, retry)));
+
+/**
+ * Sends a batch request, then what DynamoDB left unprocessed (it does so
+ * when throttled), after the policy's wait each time; `send` returns the
+ * leftover, empty or undefined when all was done. Work still left after the
+ * policy's retries is a DependencyUnavailable (503).
+ */
+export async function untilAllProcessed<Request extends object>(request: Request, send: (request: Request) => Promise<Request | undefined>): Promise<void> {
+  const policy = retryPolicy();
+  let leftover: Request | undefined = request;
+  for (let retry = 0; ; retry++) {
+    leftover = await send(leftover);
+    if (leftover === undefined || Object.keys(leftover).length === 0) return;
+    if (retry >= policy.retries) throw new DependencyUnavailable('DynamoDB left part of a batch request unprocessed after every retry.');
+    await pauseBeforeRetry(policy, retry);
+  }
+}
