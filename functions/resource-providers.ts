@@ -11,9 +11,18 @@ import { parseInTree, parseMemberOf, parseRequiredTraits, parseResources, satisf
 import { fitsCapacity } from '../shared/domain/capacity.js';
 import { normalizeUuid } from '../shared/domain/uuid.js';
 import * as schemas from '../shared/schemas/resource-provider.js';
-import { findProviderUuidByName, getProvider, getProviders, listProviders, listTree, providerChangeWrites } from '../shared/storage/providers.js';
+import {
+  findProviderUuidByName,
+  getDescendants,
+  getLineage,
+  getProvider,
+  getProviders,
+  listProviders,
+  listTree,
+  providerChangeWrites,
+} from '../shared/storage/providers.js';
 import { resourceClasses, traits } from '../shared/storage/catalog.js';
-import { commit } from '../shared/storage/transaction.js';
+import { readPlanCommit } from '../shared/storage/transaction.js';
 import { listProviderAllocations } from '../shared/storage/consumers.js';
 import { loadProvider } from '../shared/http/provider-lookup.js';
 import { someProviderInEvery } from '../shared/search/candidate-search.js';
@@ -141,34 +150,32 @@ async function createResourceProvider(request: PlacementRequest) {
   const failure = (reason: string) => badRequest(`Unable to create resource provider "${body.name}", ${uuid}: Object action create failed because: ${reason}`);
   if (body.name === '') throw failure('name is required');
   if (parentUuid === uuid) throw failure('parent provider UUID cannot be same as UUID. Please either remove parent provider UUID or specify a different UUID.');
-  const parent = parentUuid ? await getProvider(parentUuid) : undefined;
-  if (parentUuid && parent === undefined) throw failure('parent provider UUID does not exist.');
-  if ((await getProvider(uuid)) !== undefined) throw duplicate(`uuid: ${uuid}`);
-  const now = new Date().toISOString();
-  const provider: Provider = {
-    uuid,
-    name: body.name,
-    generation: 0,
-    parentUuid,
-    rootUuid: parent?.rootUuid ?? uuid,
-    inventories: {},
-    usages: {},
-    traits: [],
-    aggregates: [],
-    children: [],
-    createdAt: now,
-    updatedAt: now,
-  };
-  await commit(
-    providerChangeWrites(undefined, provider, {
-      onStale: () => duplicate(`uuid: ${uuid}`),
-      onDuplicateName: (name) => duplicate(`name: ${name}`),
-      onMissingParent: () => failure('parent provider UUID does not exist.'),
-    }),
-  );
+  // The child takes its parent's root, on condition that the parent still has it when the child is written.
+  const provider = await readPlanCommit(async () => {
+    const parent = parentUuid ? await getProvider(parentUuid) : undefined;
+    if (parentUuid && parent === undefined) throw failure('parent provider UUID does not exist.');
+    if ((await getProvider(uuid)) !== undefined) throw duplicate(`uuid: ${uuid}`);
+    const now = new Date().toISOString();
+    const created: Provider = {
+      uuid,
+      name: body.name,
+      generation: 0,
+      parentUuid,
+      rootUuid: parent?.rootUuid ?? uuid,
+      inventories: {},
+      usages: {},
+      traits: [],
+      aggregates: [],
+      children: [],
+      createdAt: now,
+      updatedAt: now,
+    };
+    const errors = { onStale: () => duplicate(`uuid: ${uuid}`), onDuplicateName: (name: string) => duplicate(`name: ${name}`) };
+    return { writes: providerChangeWrites(undefined, created, errors, parent ? [parent] : []), result: created };
+  });
   const headers = { location: `${request.baseUrl}${providerPath(uuid)}` };
   if (request.isBefore('1.20')) return { status: 201, headers };
-  return { status: 200, headers, body: serialize(request, provider), lastModified: new Date(now) };
+  return { status: 200, headers, body: serialize(request, provider), lastModified: new Date(provider.createdAt) };
 }
 
 async function showResourceProvider(request: PlacementRequest) {
@@ -176,40 +183,45 @@ async function showResourceProvider(request: PlacementRequest) {
   return { status: 200, body: serialize(request, provider), lastModified: new Date(provider.updatedAt) };
 }
 
+/**
+ * Renames and moves a provider. A move reads the new parent's lineage
+ * strongly consistently (never from the tree index, which may lag) to refuse
+ * loops, and commits on condition that all of it still hangs as read; a move
+ * to another root rewrites every descendant's root, each conditioned on its
+ * children as read, so a child created meanwhile cancels the move.
+ */
 async function updateResourceProvider(request: PlacementRequest) {
   const uuid = request.param('uuid');
-  const before = await loadProvider(uuid);
+  const loaded = await loadProvider(uuid);
   const body = request.json<{ name: string; parent_provider_uuid?: string | null }>(
     request.isAtLeast('1.14') ? schemas.PUT_RESOURCE_PROVIDER_1_14 : schemas.PUT_RESOURCE_PROVIDER_1_0,
   );
   const failure = (reason: string) => badRequest(`Unable to save resource provider ${uuid}: Object action update failed because: ${reason}`);
-  const now = new Date().toISOString();
-  const after: Provider = { ...before, name: body.name, updatedAt: now };
-  // Re-rooting moves the whole subtree: every descendant gets the new root.
-  let subtree: Provider[] = [];
-  if (body.parent_provider_uuid !== undefined) {
-    const parentUuid = body.parent_provider_uuid === null ? null : normalizeUuid(body.parent_provider_uuid);
-    if (parentUuid !== before.parentUuid) {
-      const parent = parentUuid ? await getProvider(parentUuid) : undefined;
-      const tree = await listTree(before.rootUuid);
-      const problem = checkNewParent(before, parentUuid, parent, tree, request.isAtLeast('1.37'));
+  const newParentUuid = body.parent_provider_uuid == null ? body.parent_provider_uuid : normalizeUuid(body.parent_provider_uuid);
+  const { before, after } = await readPlanCommit(async (retry) => {
+    const before = retry === 0 ? loaded : await loadProvider(uuid);
+    const now = new Date().toISOString();
+    const moved: Provider = { ...before, name: body.name, updatedAt: now };
+    let lineage: Provider[] = [];
+    let descendants: Provider[] = [];
+    if (newParentUuid !== undefined && newParentUuid !== before.parentUuid) {
+      const found = newParentUuid === null ? { providers: [], damaged: false } : await getLineage(newParentUuid);
+      const problem = checkNewParent(before, newParentUuid, found, request.isAtLeast('1.37'));
       if (problem)
         throw problem.action === 'create'
           ? badRequest(`Unable to save resource provider ${uuid}: Object action create failed because: ${problem.reason}`)
           : failure(problem.reason);
-      after.parentUuid = parentUuid;
-      after.rootUuid = parent?.rootUuid ?? before.uuid;
-      subtree = problem === undefined ? descendantsOf(before.uuid, tree) : [];
+      lineage = found.providers;
+      moved.parentUuid = newParentUuid;
+      moved.rootUuid = lineage[0]?.rootUuid ?? uuid;
+      if (moved.rootUuid !== before.rootUuid) descendants = await getDescendants(before);
     }
-  }
-  const writes = providerChangeWrites(before, after, {
-    onDuplicateName: (name) => duplicate(name),
-    onMissingParent: () => failure('parent provider UUID does not exist.'),
+    const writes = providerChangeWrites(before, moved, { onDuplicateName: (name) => duplicate(name) }, lineage);
+    for (const descendant of descendants) {
+      writes.push(...providerChangeWrites(descendant, { ...descendant, rootUuid: moved.rootUuid, updatedAt: now }));
+    }
+    return { writes, result: { before, after: moved } };
   });
-  for (const descendant of subtree) {
-    writes.push(...providerChangeWrites(descendant, { ...descendant, rootUuid: after.rootUuid, updatedAt: now }));
-  }
-  await commit(writes);
   // Upstream answers with the update time the provider had before this change, and none
   // when it never had one: a child is created by a single insert, a root by an insert and
   // an update (of its root id), so only a child untouched since its creation has none.
@@ -217,32 +229,20 @@ async function updateResourceProvider(request: PlacementRequest) {
   return { status: 200, body: serialize(request, after), lastModified: neverUpdated ? null : new Date(before.updatedAt) };
 }
 
-function descendantsOf(uuid: string, tree: Provider[]): Provider[] {
-  const found: Provider[] = [];
-  const frontier = [uuid];
-  while (frontier.length > 0) {
-    const current = frontier.pop();
-    for (const provider of tree) {
-      if (provider.parentUuid === current) {
-        found.push(provider);
-        frontier.push(provider.uuid);
-      }
-    }
-  }
-  return found;
-}
-
 async function deleteResourceProvider(request: PlacementRequest) {
   const uuid = request.param('uuid');
-  const provider = await getProvider(uuid);
-  if (provider === undefined) throw notFound(`No resource provider with uuid ${uuid} found for delete`);
-  const hasChildren = () =>
-    conflict(`Unable to delete parent resource provider ${uuid}: It has child resource providers.`, ErrorCode.PROVIDER_CANNOT_DELETE_PARENT);
-  if (provider.children.length > 0) throw hasChildren();
-  if ((await listProviderAllocations(uuid)).size > 0) {
-    throw conflict(`Unable to delete resource provider ${uuid}: Resource provider has allocations.`, ErrorCode.PROVIDER_IN_USE);
-  }
-  await commit(providerChangeWrites(provider, undefined, { onHasChildren: hasChildren }));
+  // The delete requires the generation and the empty children read: a claim or a child landing meanwhile sends it round again.
+  await readPlanCommit(async () => {
+    const provider = await getProvider(uuid);
+    if (provider === undefined) throw notFound(`No resource provider with uuid ${uuid} found for delete`);
+    if (provider.children.length > 0) {
+      throw conflict(`Unable to delete parent resource provider ${uuid}: It has child resource providers.`, ErrorCode.PROVIDER_CANNOT_DELETE_PARENT);
+    }
+    if ((await listProviderAllocations(uuid)).size > 0) {
+      throw conflict(`Unable to delete resource provider ${uuid}: Resource provider has allocations.`, ErrorCode.PROVIDER_IN_USE);
+    }
+    return { writes: providerChangeWrites(provider, undefined) };
+  });
   return { status: 204 };
 }
 

@@ -25,6 +25,7 @@ import { fitsCapacity, freeCapacity } from './capacity.js';
 import type { CandidateRequest, RequestGroup } from './candidate-request.js';
 import { spreadsOverProviders } from './candidate-request.js';
 import { entryOf, type SearchProvider } from './model.js';
+import { ancestry } from './provider-tree.js';
 
 export interface ResourceRequest {
   provider: string;
@@ -98,10 +99,7 @@ export class AnchorTree {
 
   /** True when `uuid` is `ancestor` or lies below it. */
   isUnder(uuid: string, ancestor: string): boolean {
-    for (let current: string | null = uuid; current !== null; current = this.providers.get(current)?.parentUuid ?? null) {
-      if (current === ancestor) return true;
-    }
-    return false;
+    return ancestry(uuid, this.providers).includes(ancestor);
   }
 }
 

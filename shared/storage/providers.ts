@@ -1,6 +1,7 @@
 /** Provider items: reads, and the writes that change them (as transaction writes). */
 import { freeCapacities } from '../domain/capacity.js';
 import { SEARCH_FIELDS, type Inventories, type Provider, type SearchProvider } from '../domain/model.js';
+import { nextAncestor, type Lineage } from '../domain/provider-tree.js';
 import { tableName } from './client.js';
 import { batchGet, getItem, projectionOf, queryAll, withProjection, type Item, type Projection } from './reads.js';
 import {
@@ -16,7 +17,7 @@ import {
 } from './keys.js';
 import { SHARING_TRAIT } from '../domain/standard-catalog.js';
 import { BY_GROUP_INDEX, BY_SHARD_INDEX } from './table-definition.js';
-import type { Write } from './transaction.js';
+import { MAX_TRANSACTION_ITEMS, type Write } from './transaction.js';
 import { resourceClasses, traits } from './catalog.js';
 
 /**
@@ -107,6 +108,42 @@ export async function getProviders(uuids: Iterable<string>): Promise<Map<string,
 
 export async function findProviderUuidByName(name: string): Promise<string | undefined> {
   return (await getItem(providerNameKey(name)))?.uuid as string | undefined;
+}
+
+/**
+ * A new parent and the providers above it, read strongly consistently one
+ * level at a time (indexes may lag behind a move that just happened), up to
+ * its root or until the walk finds the tree damaged (nextAncestor).
+ */
+export async function getLineage(parentUuid: string): Promise<Lineage> {
+  const providers: Provider[] = [];
+  for (let next: string | null = parentUuid; next !== null;) {
+    const provider = await getProvider(next);
+    // A provider above the parent that is gone: a damaged tree (a parent with children cannot be deleted).
+    if (provider === undefined) return { providers, damaged: providers.length > 0 };
+    providers.push(provider);
+    const step = nextAncestor(providers);
+    if (step === 'damaged') return { providers, damaged: true };
+    next = step;
+  }
+  return { providers, damaged: false };
+}
+
+/**
+ * Every provider below `provider`, read strongly consistently level by level
+ * through the children sets. The walk skips providers it has seen (a damaged
+ * tree) and stops once it found more than one transaction can rewrite.
+ */
+export async function getDescendants(provider: Provider): Promise<Provider[]> {
+  const found = new Map<string, Provider>([[provider.uuid, provider]]);
+  let level = provider.children;
+  while (level.length > 0 && found.size <= MAX_TRANSACTION_ITEMS) {
+    const read = await getProviders(level.filter((uuid) => !found.has(uuid)));
+    for (const child of read.values()) found.set(child.uuid, child);
+    level = [...read.values()].flatMap((child) => child.children).filter((uuid) => !found.has(uuid));
+  }
+  found.delete(provider.uuid);
+  return [...found.values()];
 }
 
 /** Every provider item, from the sharded index (eventually consistent), the 8 shards in parallel. */
@@ -205,20 +242,39 @@ export function deleteProvider(provider: Provider, onConditionFailed?: () => Err
   };
 }
 
-/** Links a child into its parent or out of it, without touching the parent's generation (upstream does not). */
-function linkChild(parentUuid: string, childUuid: string, link: 'ADD' | 'DELETE', onConditionFailed?: () => Error): Write {
+/**
+ * Links a child into its parent or out of it, without touching the parent's
+ * generation (upstream does not). With the parent as it was read, the write
+ * also requires that it still hangs where it did and has the same root: a
+ * new child then cannot take a root that a concurrent move just changed.
+ */
+function linkChild(parentUuid: string, childUuid: string, link: 'ADD' | 'DELETE', asRead?: Provider): Write {
+  const place = placeUnchanged(asRead);
   return {
     item: {
       Update: {
         TableName: tableName(),
         Key: providerKey(parentUuid),
         UpdateExpression: `${link} children :child`,
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':child': new Set([childUuid]) },
+        ConditionExpression: place.ConditionExpression,
+        ExpressionAttributeValues: { ':child': new Set([childUuid]), ...place.ExpressionAttributeValues },
       },
     },
-    onConditionFailed,
   };
+}
+
+/** The condition that a provider exists and, when given as read, still has the parent and root it was read with. */
+function placeUnchanged(asRead?: Provider): { ConditionExpression: string; ExpressionAttributeValues: Record<string, unknown> } {
+  if (asRead === undefined) return { ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: {} };
+  return {
+    ConditionExpression: 'attribute_exists(pk) AND parentUuid = :parent AND rootUuid = :root',
+    ExpressionAttributeValues: { ':parent': asRead.parentUuid, ':root': asRead.rootUuid },
+  };
+}
+
+/** A check, written nowhere, that a provider above a new parent still hangs where it was read. */
+function stillInPlace(asRead: Provider): Write {
+  return { item: { ConditionCheck: { TableName: tableName(), Key: providerKey(asRead.uuid), ...placeUnchanged(asRead) } } };
 }
 
 export function claimName(name: string, uuid: string, onConditionFailed: () => Error): Write {
@@ -253,27 +309,36 @@ export interface ProviderChangeErrors {
   /** The provider changed since it was read (default: ConcurrentUpdate). */
   onStale?: () => Error;
   onDuplicateName?: (name: string) => Error;
-  onMissingParent?: () => Error;
   onUnknownResourceClass?: (name: string) => Error;
   onUnknownTrait?: (name: string) => Error;
-  /** Delete refused: the provider has children. */
-  onHasChildren?: () => Error;
 }
 
 /** One provider's change: `before` undefined creates, `after` undefined deletes. */
 export interface ProviderChange {
   before: Provider | undefined;
   after: Provider | undefined;
+  /**
+   * When the change gives the provider a new parent: that parent and the
+   * providers above it, as read. The transaction requires each of them to
+   * still hang where it was read, so that two concurrent moves cannot close
+   * a loop between them, nor a new child take a stale root.
+   */
+  lineage?: readonly Provider[];
 }
 
 /**
  * Every write one provider change needs, for one transaction: the provider
  * item (conditioned on the generation it was read at), its unique name, its
- * parent's children, and the use counts of the custom resource classes
+ * parent's children (and the new parent's place), and the use counts of the custom resource classes
  * and traits it starts or stops using (which must exist).
  */
-export function providerChangeWrites(before: Provider | undefined, after: Provider | undefined, errors: ProviderChangeErrors = {}): Write[] {
-  return providerChangesWrites([{ before, after }], errors);
+export function providerChangeWrites(
+  before: Provider | undefined,
+  after: Provider | undefined,
+  errors: ProviderChangeErrors = {},
+  lineage?: readonly Provider[],
+): Write[] {
+  return providerChangesWrites([{ before, after, lineage }], errors);
 }
 
 /**
@@ -283,13 +348,13 @@ export function providerChangeWrites(before: Provider | undefined, after: Provid
  * another writes no count at all).
  */
 export function providerChangesWrites(changes: readonly ProviderChange[], errors: ProviderChangeErrors = {}): Write[] {
-  return [...changes.flatMap(({ before, after }) => providerItemWrites(before, after, errors)), ...catalogUseWrites(changes, errors)];
+  return [...changes.flatMap((change) => providerItemWrites(change, errors)), ...catalogUseWrites(changes, errors)];
 }
 
-/** The writes of one change that touch items of that provider alone. */
-function providerItemWrites(before: Provider | undefined, after: Provider | undefined, errors: ProviderChangeErrors): Write[] {
+/** The writes of one change that touch items of that provider alone, and its parents' children. */
+function providerItemWrites({ before, after, lineage = [] }: ProviderChange, errors: ProviderChangeErrors): Write[] {
   const writes: Write[] = [];
-  if (after === undefined) writes.push(deleteProvider(before!, errors.onHasChildren ?? errors.onStale));
+  if (after === undefined) writes.push(deleteProvider(before!, errors.onStale));
   else writes.push(putProvider(after, before, errors.onStale));
 
   if (before?.name !== after?.name) {
@@ -297,8 +362,16 @@ function providerItemWrites(before: Provider | undefined, after: Provider | unde
     if (after) writes.push(claimName(after.name, after.uuid, () => errors.onDuplicateName?.(after.name) ?? new Error(`duplicate name ${after.name}`)));
   }
   if (before?.parentUuid !== after?.parentUuid) {
-    if (before?.parentUuid) writes.push(linkChild(before.parentUuid, before.uuid, 'DELETE'));
-    if (after?.parentUuid) writes.push(linkChild(after.parentUuid, after.uuid, 'ADD', errors.onMissingParent));
+    // A transaction writes an item once: the old and new parent's links carry their own place conditions.
+    const above = new Map(lineage.map((provider) => [provider.uuid, provider]));
+    const take = (uuid: string) => {
+      const provider = above.get(uuid);
+      above.delete(uuid);
+      return provider;
+    };
+    if (before?.parentUuid) writes.push(linkChild(before.parentUuid, before.uuid, 'DELETE', take(before.parentUuid)));
+    if (after?.parentUuid) writes.push(linkChild(after.parentUuid, after.uuid, 'ADD', take(after.parentUuid)));
+    writes.push(...[...above.values()].map(stillInPlace));
   }
   return [...writes, ...searchEntryWrites(before, after)];
 }
