@@ -124,7 +124,10 @@ describe('npm start with a broken configuration', () => {
     const unknownRule = join(directory, 'unknown-rule.yaml');
     await writeFile(unknownRule, '"placement:traits:list": "rule:nope"\n');
     const cases: [Record<string, string>, string][] = [
-      [{ PLACEMENT_POLICY_FILE: malformed }, `placement: cannot start: PLACEMENT_POLICY_FILE ${malformed}: line 1: Plain value cannot start with reserved character @`],
+      [
+        { PLACEMENT_POLICY_FILE: malformed },
+        `placement: cannot start: PLACEMENT_POLICY_FILE ${malformed}: line 1: Plain value cannot start with reserved character @`,
+      ],
       [{ PLACEMENT_POLICY_FILE: unknownRule }, 'rule "placement:traits:list" refers to undefined rule "nope"'],
       [{ PLACEMENT_POLICY_FILE: join(directory, 'absent.yaml') }, 'cannot read it'],
       [{ PLACEMENT_AUTH_STRATEGY: 'keystone' }, 'PLACEMENT_AUTH_STRATEGY=keystone needs PLACEMENT_KEYSTONE_URL'],
