@@ -1,0 +1,138 @@
+/**
+ * The services a run talks to: any URL, or one this script starts (ours with
+ * `npm start`, the reference with ../shared/reference), and for ours the
+ * metric records it prints, which say what each request cost in DynamoDB
+ * units, handler time and log bytes.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PlacementClient } from '../lib/placement-client.js';
+import type { RequestRecord } from './report.js';
+
+export interface Target {
+  name: string;
+  url: string;
+  /** The service's record of a request, when its records are available. */
+  record?: (requestId: string) => RequestRecord | undefined;
+  stop(): Promise<void>;
+}
+
+const REPOSITORY = join(dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** ../shared/reference of the checkout, or of the main one when this is a worktree beside it. */
+function referenceScripts(): string {
+  for (let directory = dirname(REPOSITORY); directory !== dirname(directory); directory = dirname(directory)) {
+    const scripts = join(directory, 'shared/reference');
+    if (existsSync(join(scripts, 'start-reference.sh'))) return scripts;
+  }
+  throw new Error(`no shared/reference/start-reference.sh above ${REPOSITORY}`);
+}
+
+/** Collects the embedded-metric records among a service's output lines. */
+class Records {
+  private readonly byRequest = new Map<string, RequestRecord>();
+  private partial = '';
+
+  add(chunk: string): void {
+    const lines = (this.partial + chunk).split('\n');
+    this.partial = lines.pop()!;
+    for (const line of lines) {
+      if (!line.startsWith('{') || !line.includes('"_aws"')) continue;
+      const record = JSON.parse(line) as Record<string, unknown>;
+      if (typeof record.requestId !== 'string') continue;
+      this.byRequest.set(record.requestId, {
+        read: Number(record.ReadCapacityUnits ?? 0),
+        write: Number(record.WriteCapacityUnits ?? 0),
+        handlerMs: Number(record.Latency ?? 0),
+        logBytes: Buffer.byteLength(line) + 1,
+      });
+    }
+  }
+
+  get(requestId: string): RequestRecord | undefined {
+    return this.byRequest.get(requestId);
+  }
+}
+
+async function waitUntilUp(url: string, seconds: number): Promise<void> {
+  const client = new PlacementClient(url, { token: null, timeoutMs: 2000 });
+  for (let waited = 0; waited < seconds * 10; waited++) {
+    try {
+      if ((await client.get('/')).status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${url} did not answer GET / within ${seconds} s`);
+}
+
+/** Any running Placement; `recordsFile` is where a service of ours writes its stdout (PLACEMENT_METRICS=true). */
+export function existingTarget(name: string, url: string, recordsFile?: string): Target {
+  if (recordsFile === undefined) return { name, url, stop: async () => undefined };
+  const records = new Records();
+  let offset = statSync(recordsFile).size;
+  const buffer = Buffer.alloc(1 << 20);
+  // Reads what the service appended since the last look.
+  const catchUp = () => {
+    const fd = openSync(recordsFile, 'r');
+    try {
+      for (let read = readSync(fd, buffer, 0, buffer.length, offset); read > 0; read = readSync(fd, buffer, 0, buffer.length, offset)) {
+        offset += read;
+        records.add(buffer.subarray(0, read).toString('utf8'));
+      }
+    } finally {
+      closeSync(fd);
+    }
+  };
+  return {
+    name,
+    url,
+    record: (requestId) => {
+      if (records.get(requestId) === undefined) catchUp();
+      return records.get(requestId);
+    },
+    stop: async () => undefined,
+  };
+}
+
+/** `npm start` on the port, in a process group of its own, with metric records on. */
+export async function startOurs(port: number): Promise<Target> {
+  const env = { ...process.env, PORT: String(port), PLACEMENT_METRICS: 'true', PLACEMENT_STAGE: 'bench-region', PLACEMENT_DYNAMODB_ENDPOINT: '' };
+  const child: ChildProcess = spawn('npm', ['start', '--silent'], { cwd: REPOSITORY, env, detached: true, stdio: ['ignore', 'pipe', 'inherit'] });
+  const records = new Records();
+  child.stdout!.on('data', (chunk: Buffer) => records.add(chunk.toString('utf8')));
+  const url = `http://127.0.0.1:${port}`;
+  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`npm start exited with ${code}`))));
+  await Promise.race([waitUntilUp(url, 120), exited]);
+  exited.catch(() => undefined);
+  return {
+    name: 'ours',
+    url,
+    record: (requestId) => records.get(requestId),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        // The whole group: npm, tsx and the service (and its DynamoDB Local, which it stops itself).
+        process.kill(-child.pid!, 'SIGTERM');
+      }),
+  };
+}
+
+/** The real upstream Placement (uWSGI, SQLite) from ../shared/reference, fresh, on the port. */
+export async function startReference(port: number): Promise<Target> {
+  const state = join(tmpdir(), `bench-region-reference-${port}`);
+  const script = (name: 'start' | 'stop') =>
+    execFileSync('bash', [join(referenceScripts(), `${name}-reference.sh`), '--port', String(port), '--state-dir', state], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+  script('stop');
+  const url = /^URL=(\S+)$/m.exec(script('start'))?.[1];
+  if (url === undefined) throw new Error('start-reference.sh printed no URL');
+  return { name: 'reference', url, stop: async () => void script('stop') };
+}
