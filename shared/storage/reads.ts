@@ -1,7 +1,7 @@
 /** Read primitives every storage module uses: strongly consistent gets, batch gets and paged queries. */
 import { BatchGetCommand, GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from './client.js';
-import { recordConsumedCapacity, recordItemsRead } from './consumed-capacity.js';
+import { recordConsumedCapacity, recordItemsRead, RETURN_CONSUMED_CAPACITY } from './consumed-capacity.js';
 import type { Key } from './keys.js';
 import { untilAllProcessed } from './retry.js';
 
@@ -14,7 +14,9 @@ export interface Projection {
 }
 
 export async function getItem(key: Key): Promise<Item | undefined> {
-  const output = await dynamo().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true, ReturnConsumedCapacity: 'TOTAL' }));
+  const output = await dynamo().send(
+    new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true, ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY }),
+  );
   recordConsumedCapacity(output.ConsumedCapacity, 'read');
   recordItemsRead(output.Item ? 1 : 0);
   return output.Item;
@@ -53,7 +55,7 @@ export async function batchGet(keys: Key[], { projection, consistent = true }: B
       [tableName()]: { Keys: keys.slice(start, start + 100).map((key) => ({ ...key })), ConsistentRead: consistent, ...projection },
     };
     await untilAllProcessed(request, async (pending) => {
-      const output = await dynamo().send(new BatchGetCommand({ RequestItems: pending, ReturnConsumedCapacity: 'TOTAL' }));
+      const output = await dynamo().send(new BatchGetCommand({ RequestItems: pending, ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY }));
       recordConsumedCapacity(output.ConsumedCapacity, 'read');
       recordItemsRead(output.Responses?.[tableName()]?.length ?? 0);
       items.push(...(output.Responses?.[tableName()] ?? []));
@@ -73,7 +75,9 @@ export interface QueryPage {
 
 /** One page of a query on the table or one of its indexes. */
 export async function queryPage(input: Omit<QueryCommandInput, 'TableName'>, start?: Item): Promise<QueryPage> {
-  const output = await dynamo().send(new QueryCommand({ ...input, TableName: tableName(), ExclusiveStartKey: start, ReturnConsumedCapacity: 'TOTAL' }));
+  const output = await dynamo().send(
+    new QueryCommand({ ...input, TableName: tableName(), ExclusiveStartKey: start, ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY }),
+  );
   recordConsumedCapacity(output.ConsumedCapacity, 'read');
   recordItemsRead(output.ScannedCount ?? 0);
   return { items: output.Items ?? [], scanned: output.ScannedCount ?? 0, next: output.LastEvaluatedKey };

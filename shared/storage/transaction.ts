@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { DependencyUnavailable, dynamo } from './client.js';
-import { recordConsumedCapacity } from './consumed-capacity.js';
+import { recordConsumedCapacity, RETURN_CONSUMED_CAPACITY } from './consumed-capacity.js';
 import { pauseBeforeRetry, retryPolicy } from './retry.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -59,7 +59,7 @@ const THROTTLED_REASONS = new Set(['ThrottlingError', 'ProvisionedThroughputExce
 export async function commit(writes: Write[]): Promise<void> {
   if (writes.length === 0) return;
   if (writes.length > MAX_TRANSACTION_ITEMS) throw new TooManyWrites(writes.length);
-  const input = { TransactItems: writes.map((write) => write.item), ClientRequestToken: randomUUID(), ReturnConsumedCapacity: 'TOTAL' as const };
+  const input = { TransactItems: writes.map((write) => write.item), ClientRequestToken: randomUUID(), ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY };
   const policy = retryPolicy();
   for (let retry = 0; ; retry++) {
     try {
