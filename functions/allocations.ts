@@ -25,8 +25,8 @@ import { UNKNOWN_CONSUMER_TYPE, type Consumer, type Resources } from '../shared/
 import { isUuidLike, normalizeUuid } from '../shared/domain/uuid.js';
 import * as schemas from '../shared/schemas/allocation.js';
 import { resourceClasses } from '../shared/storage/catalog.js';
-import { claimWrites, getConsumer, getConsumers, listProviderAllocations } from '../shared/storage/consumers.js';
-import { getProvider, getProviders } from '../shared/storage/providers.js';
+import { claimWrites, getConsumer, getConsumers, getProviderAllocations } from '../shared/storage/consumers.js';
+import { getProviders } from '../shared/storage/providers.js';
 import { readPlanCommit } from '../shared/storage/transaction.js';
 
 function putSchema(request: PlacementRequest): JsonSchema {
@@ -102,7 +102,10 @@ async function showConsumerAllocations(request: PlacementRequest): Promise<Reply
   if (consumer === undefined || Object.keys(consumer.allocations).length === 0) {
     return { status: 200, body: { allocations: {} }, lastModified: new Date() };
   }
-  const providers = await getProviders(Object.keys(consumer.allocations));
+  // The consumer is read strongly consistent: clients send its generation back. The providers' generations here are
+  // informational (no request takes them as a condition; a stale one costs a client at most a 409 and a re-read), so
+  // they are read eventually consistent, at half the units: this is nova-compute's most frequent call.
+  const providers = await getProviders(Object.keys(consumer.allocations), { consistent: false });
   const allocations: Record<string, { resources: Resources; generation: number }> = {};
   for (const [uuid, resources] of Object.entries(consumer.allocations)) {
     const provider = providers.get(uuid);
@@ -120,11 +123,11 @@ async function showConsumerAllocations(request: PlacementRequest): Promise<Reply
 
 async function showProviderAllocations(request: PlacementRequest): Promise<Reply> {
   const uuid = request.param('uuid');
-  const provider = await getProvider(uuid);
-  if (provider === undefined) {
+  const found = await getProviderAllocations(uuid);
+  if (found === undefined) {
     throw notFound(`Resource provider '${uuid}' not found: No resource provider with uuid ${uuid} found`);
   }
-  const held = await listProviderAllocations(uuid);
+  const { provider, allocations: held } = found;
   const consumers: Map<string, Consumer> = held.size > 0 && request.isAtLeast('1.15') ? await getConsumers([...held.keys()]) : new Map();
   const allocations: Record<string, { resources: Resources; consumer_generation?: number | null }> = {};
   for (const [consumerUuid, resources] of held) {

@@ -17,13 +17,14 @@ import {
   getLineage,
   getProvider,
   getProviders,
+  listAggregateProviders,
   listProviders,
   listTree,
   providerChangeWrites,
 } from '../shared/storage/providers.js';
 import { resourceClasses, traits } from '../shared/storage/catalog.js';
 import { readPlanCommit } from '../shared/storage/transaction.js';
-import { listProviderAllocations } from '../shared/storage/consumers.js';
+import { getProviderAllocations } from '../shared/storage/consumers.js';
 import { loadProvider } from '../shared/http/provider-lookup.js';
 import { someProviderInEvery } from '../shared/search/candidate-search.js';
 
@@ -116,6 +117,9 @@ async function listResourceProviders(request: PlacementRequest) {
   } else if (inTree !== undefined) {
     const anchor = await getProvider(inTree);
     candidates = anchor ? await listTree(anchor.rootUuid) : [];
+  } else if (memberOf && memberOf.anyOf.length > 0) {
+    // Every match is a member of one of the aggregates of each any-of list: the shortest list is read.
+    candidates = await listAggregateProviders([...memberOf.anyOf].sort((a, b) => a.length - b.length)[0]!);
   } else {
     candidates = await listProviders();
   }
@@ -231,14 +235,15 @@ async function updateResourceProvider(request: PlacementRequest) {
 
 async function deleteResourceProvider(request: PlacementRequest) {
   const uuid = request.param('uuid');
+  const hasChildren = () =>
+    conflict(`Unable to delete parent resource provider ${uuid}: It has child resource providers.`, ErrorCode.PROVIDER_CANNOT_DELETE_PARENT);
   // The delete requires the generation and the empty children read: a claim or a child landing meanwhile sends it round again.
   await readPlanCommit(async () => {
-    const provider = await getProvider(uuid);
-    if (provider === undefined) throw notFound(`No resource provider with uuid ${uuid} found for delete`);
-    if (provider.children.length > 0) {
-      throw conflict(`Unable to delete parent resource provider ${uuid}: It has child resource providers.`, ErrorCode.PROVIDER_CANNOT_DELETE_PARENT);
-    }
-    if ((await listProviderAllocations(uuid)).size > 0) {
+    const found = await getProviderAllocations(uuid);
+    if (found === undefined) throw notFound(`No resource provider with uuid ${uuid} found for delete`);
+    const { provider, allocations } = found;
+    if (provider.children.length > 0) throw hasChildren();
+    if (allocations.size > 0) {
       throw conflict(`Unable to delete resource provider ${uuid}: Resource provider has allocations.`, ErrorCode.PROVIDER_IN_USE);
     }
     return { writes: providerChangeWrites(provider, undefined) };

@@ -45,7 +45,6 @@ import type { Consumer, Provider } from '../shared/domain/model.js';
 import { claimWrites } from '../shared/storage/consumers.js';
 import { providerChangeWrites } from '../shared/storage/providers.js';
 import type { Item } from '../shared/storage/reads.js';
-import { prng } from './lib/prng.js';
 
 const SIZES = (process.env.BENCH_SIZES ?? '1000,10000').split(',').map(Number);
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);

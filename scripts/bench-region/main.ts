@@ -35,7 +35,7 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { PlacementClient } from '../lib/placement-client.js';
-import { prng } from '../lib/prng.js';
+import { seededRandom } from '../lib/seeded-random.js';
 import { simulateRegion, type RunOptions } from './nova.js';
 import { DEFAULT_SHAPE, LoadedRegion, Region } from './region.js';
 import { kindTable, runTable, summarise, type RunSummary } from './report.js';
@@ -91,7 +91,7 @@ async function runAt(subject: Subject, nodes: number): Promise<RunSummary> {
   log(
     `${subject.target.name}: loaded in ${((performance.now() - loading) / 1000).toFixed(0)} s; running ${options.warmupSeconds} + ${options.durationSeconds} s`,
   );
-  const result = await simulateRegion(subject.client, subject.loaded, options, prng(seed + ++runs));
+  const result = await simulateRegion(subject.client, subject.loaded, options, seededRandom(seed + ++runs).next);
   const summary = summarise(subject.target.name, nodes, region.shape.instancesPerNode, result, subject.target.record);
   summaries.push(summary);
   log(

@@ -21,9 +21,9 @@
  */
 import type { SearchProvider } from '../domain/model.js';
 import { SHARING_TRAIT } from '../domain/standard-catalog.js';
-import { fromSearchItem, SEARCH_PROJECTION } from './providers.js';
+import { fromSearchItem, listAggregateMembers as listProviderAggregateMembers, SEARCH_PROJECTION } from './providers.js';
 import { batchGet, queryAll, queryPage, withProjection, type Item } from './reads.js';
-import { aggregatePartition, allShards, providerKey, SHARING_PK, sharingPartition } from './keys.js';
+import { allShards, providerKey, SHARING_PK, sharingPartition } from './keys.js';
 import { BY_SHARD_INDEX } from './table-definition.js';
 
 /** Counts the items read by one search. */
@@ -50,14 +50,8 @@ export async function listSharingProviders(counter: ReadCounter, aggregates?: st
 }
 
 /** The uuids of the providers in any of the aggregates. */
-export async function listAggregateMembers(aggregates: string[], counter: ReadCounter): Promise<string[]> {
-  const pages = await Promise.all(
-    aggregates.map((aggregate) =>
-      queryEverything({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': aggregatePartition(aggregate) } }, counter),
-    ),
-  );
-  return [...new Set(pages.flat().map((item) => item.uuid as string))];
-}
+export const listAggregateMembers = (aggregates: string[], counter: ReadCounter): Promise<string[]> =>
+  listProviderAggregateMembers(aggregates, (scanned) => (counter.items += scanned));
 
 /**
  * Whole trees, by root, read level by level through each provider's

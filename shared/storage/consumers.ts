@@ -2,7 +2,7 @@
  * Consumers and their allocations, and the claim transaction's writes: the
  * one place allocations are written.
  */
-import { entryOf, type Consumer, type ConsumerChange, type ProviderUsageChange, type Resources } from '../domain/model.js';
+import { entryOf, type Consumer, type ConsumerChange, type Provider, type ProviderUsageChange, type Resources } from '../domain/model.js';
 import { tableName } from './client.js';
 import { batchGet, getItem, queryAll, type Item } from './reads.js';
 import {
@@ -13,11 +13,12 @@ import {
   projectGroup,
   providerAllocationsPartition,
   providerKey,
+  PROVIDER_SK,
   userPrefix,
 } from './keys.js';
 import { BY_GROUP_INDEX } from './table-definition.js';
 import type { Write } from './transaction.js';
-import { providerChangeWrites, providerChangesWrites, type ProviderChange, type ProviderChangeErrors } from './providers.js';
+import { providerChangeWrites, providerChangesWrites, providerFromItem, type ProviderChange, type ProviderChangeErrors } from './providers.js';
 
 function fromItem(item: Item): Consumer {
   return {
@@ -42,14 +43,31 @@ export async function getConsumers(uuids: string[]): Promise<Map<string, Consume
   return new Map(items.map((item) => [item.uuid as string, fromItem(item)]));
 }
 
-/** Consumer uuid to the resources it holds on one provider (strongly consistent). */
-export async function listProviderAllocations(providerUuid: string): Promise<Map<string, Resources>> {
+/** A provider and what each consumer holds on it (consumer uuid to resources). */
+export interface ProviderAllocations {
+  provider: Provider;
+  allocations: Map<string, Resources>;
+}
+
+/**
+ * A provider and its allocations in one strongly consistent query: the
+ * provider item and its allocation items share a partition, so one request
+ * reads both and pays for their summed size once. Undefined when there is no
+ * such provider.
+ */
+export async function getProviderAllocations(providerUuid: string): Promise<ProviderAllocations | undefined> {
   const items = await queryAll({
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :alloc)',
-    ExpressionAttributeValues: { ':pk': providerAllocationsPartition(providerUuid), ':alloc': ALLOCATION_PREFIX },
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': providerAllocationsPartition(providerUuid) },
     ConsistentRead: true,
   });
-  return new Map(items.map((item) => [item.consumerUuid as string, item.resources as Resources]));
+  let provider: Provider | undefined;
+  const allocations = new Map<string, Resources>();
+  for (const item of items) {
+    if (item.sk === PROVIDER_SK) provider = providerFromItem(item);
+    else if ((item.sk as string).startsWith(ALLOCATION_PREFIX)) allocations.set(item.consumerUuid as string, item.resources as Resources);
+  }
+  return provider && { provider, allocations };
 }
 
 /** The consumers of a project, optionally of one user (eventually consistent index). */

@@ -2,7 +2,7 @@
  * Every key of the single-table design, in one place.
  *
  *   item            pk                 sk              gpk / gsk (byGroup)           spk / ssk (byShard)
- *   provider        RP#<uuid>          PROVIDER        TREE#<root> / RP#<uuid>        SHARD#<n> / <root>#<uuid>
+ *   provider        RP#<uuid>          PROVIDER                                       SHARD#<n> / <root>#<uuid>
  *   provider name   RPNAME#<name>      RPNAME
  *   allocation      RP#<uuid>          ALLOC#<consumer>
  *   consumer        CONSUMER#<uuid>    CONSUMER        PROJECT#<p> / USER#<u>#<uuid>
@@ -69,20 +69,22 @@ export const aggregateMemberKey = (aggregate: string, uuid: string): Key => ({ p
 export const RESOURCE_CLASSES_PK = 'RESOURCE_CLASSES';
 export const TRAITS_PK = 'TRAITS';
 
-export const treeGroup = (rootUuid: string): string => uuidPart('TREE', rootUuid);
 export const projectGroup = (projectId: string): string => clientPart('PROJECT', projectId);
 /** The start of the byGroup sort keys of one user's consumers. */
 export const userPrefix = (userId: string): string => `${clientPart('USER', userId, SORT_PART_BYTES)}#`;
 
-/** Index keys of a provider item: its tree (byGroup) and its shard (byShard). */
+/**
+ * Index keys of a provider item: its shard (byShard), whose sort key keeps
+ * each tree together, which is how a tree is listed. Providers are in no
+ * other index, so that a claim, which changes a provider's usage, rewrites
+ * one index entry only (an index entry is rewritten whenever its item is).
+ */
 export function providerIndexKeys(uuid: string, rootUuid: string) {
-  return {
-    gpk: treeGroup(rootUuid),
-    gsk: `RP#${uuid}`,
-    spk: shardOf(rootUuid),
-    ssk: `${rootUuid}#${uuid}`,
-  };
+  return { spk: shardOf(rootUuid), ssk: `${treeSortPrefix(rootUuid)}${uuid}` };
 }
+
+/** The byShard sort keys of one tree's providers begin with this. */
+export const treeSortPrefix = (rootUuid: string): string => `${rootUuid}#`;
 
 export function consumerIndexKeys(uuid: string, projectId: string, userId: string) {
   return { gpk: projectGroup(projectId), gsk: `${userPrefix(userId)}${uuid}` };

@@ -6,17 +6,19 @@ import { tableName } from './client.js';
 import { batchGet, getItem, projectionOf, queryAll, withProjection, type Item, type Projection } from './reads.js';
 import {
   aggregateMemberKey,
+  aggregatePartition,
   allShards,
   providerIndexKeys,
   providerKey,
   providerNameKey,
+  shardOf,
   sharingInAggregateKey,
   sharingMarkerKey,
-  treeGroup,
+  treeSortPrefix,
   type Key,
 } from './keys.js';
 import { SHARING_TRAIT } from '../domain/standard-catalog.js';
-import { BY_GROUP_INDEX, BY_SHARD_INDEX } from './table-definition.js';
+import { BY_SHARD_INDEX } from './table-definition.js';
 import { MAX_TRANSACTION_ITEMS, type Write } from './transaction.js';
 import { resourceClasses, traits } from './catalog.js';
 
@@ -85,7 +87,7 @@ export function fromSearchItem(item: Item): SearchProvider {
   };
 }
 
-function fromItem(item: Item): Provider {
+export function providerFromItem(item: Item): Provider {
   return {
     ...fromSearchItem(item),
     name: item.name as string,
@@ -97,13 +99,23 @@ function fromItem(item: Item): Provider {
 
 export async function getProvider(uuid: string): Promise<Provider | undefined> {
   const item = await getItem(providerKey(uuid));
-  return item ? fromItem(item) : undefined;
+  return item ? providerFromItem(item) : undefined;
 }
 
-/** Strongly consistent batch read; missing providers are absent from the map. */
-export async function getProviders(uuids: Iterable<string>): Promise<Map<string, Provider>> {
-  const items = await batchGet([...new Set(uuids)].map(providerKey));
-  return new Map(items.map((item) => [item.uuid as string, fromItem(item)]));
+/**
+ * Batch read; missing providers are absent from the map. Strongly consistent
+ * unless `consistent` is false: then at half the read units, for callers to
+ * which a state up to about a second old is as good as the current one, and a
+ * provider that read misses (one created moments ago) is read again strongly
+ * consistent, so that no existing provider is ever reported missing.
+ */
+export async function getProviders(uuids: Iterable<string>, { consistent = true }: { consistent?: boolean } = {}): Promise<Map<string, Provider>> {
+  const wanted = [...new Set(uuids)];
+  const items = await batchGet(wanted.map(providerKey), { consistent });
+  const found = new Map(items.map((item) => [item.uuid as string, providerFromItem(item)]));
+  const missed = wanted.filter((uuid) => !found.has(uuid));
+  if (!consistent && missed.length > 0) for (const [uuid, provider] of await getProviders(missed)) found.set(uuid, provider);
+  return found;
 }
 
 export async function findProviderUuidByName(name: string): Promise<string | undefined> {
@@ -164,7 +176,7 @@ async function queryEveryShard(projection?: Projection): Promise<Item[]> {
 
 /** Every provider (eventually consistent). */
 export async function listProviders(): Promise<Provider[]> {
-  return (await queryEveryShard()).map(fromItem);
+  return (await queryEveryShard()).map(providerFromItem);
 }
 
 const CAPACITY_FIELDS = ['uuid', 'name', 'inventories', 'usages'] as const;
@@ -185,15 +197,34 @@ export async function listProviderCapacities(): Promise<Pick<Provider, (typeof C
   }));
 }
 
-/** The providers of one tree (eventually consistent index). */
+/** The providers of one tree, from the sharded index, whose sort key keeps a tree together (eventually consistent). */
 export async function listTree(rootUuid: string): Promise<Provider[]> {
   const items = await queryAll({
-    IndexName: BY_GROUP_INDEX.name,
-    KeyConditionExpression: '#pk = :tree',
-    ExpressionAttributeNames: { '#pk': BY_GROUP_INDEX.partitionKey },
-    ExpressionAttributeValues: { ':tree': treeGroup(rootUuid) },
+    IndexName: BY_SHARD_INDEX.name,
+    KeyConditionExpression: '#pk = :shard AND begins_with(#sk, :tree)',
+    ExpressionAttributeNames: { '#pk': BY_SHARD_INDEX.partitionKey, '#sk': BY_SHARD_INDEX.sortKey },
+    ExpressionAttributeValues: { ':shard': shardOf(rootUuid), ':tree': treeSortPrefix(rootUuid) },
   });
-  return items.map(fromItem);
+  return items.map(providerFromItem);
+}
+
+/** The uuids of the providers in any of the aggregates, from their membership items; `onPage` hears how many items each page read. */
+export async function listAggregateMembers(aggregates: string[], onPage?: (scanned: number) => void): Promise<string[]> {
+  const pages = await Promise.all(
+    aggregates.map((aggregate) =>
+      queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': aggregatePartition(aggregate) } }, onPage),
+    ),
+  );
+  return [...new Set(pages.flat().map((item) => item.uuid as string))];
+}
+
+/**
+ * The members of any of these aggregates, which is all a member_of filter
+ * can select, without reading every provider. Eventually consistent, like the
+ * index listing of every provider.
+ */
+export async function listAggregateProviders(aggregates: string[]): Promise<Provider[]> {
+  return [...(await getProviders(await listAggregateMembers(aggregates), { consistent: false })).values()];
 }
 
 /**

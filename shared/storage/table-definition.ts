@@ -5,7 +5,7 @@
 export const PARTITION_KEY = 'pk';
 export const SORT_KEY = 'sk';
 
-/** Providers of one tree (`TREE#root`) and consumers of one project (`PROJECT#id`). */
+/** Consumers of one project (`PROJECT#id`), by user. */
 export const BY_GROUP_INDEX = { name: 'byGroup', partitionKey: 'gpk', sortKey: 'gsk' } as const;
 
 /**
