@@ -76,15 +76,20 @@ export interface PlacementSettings {
  * Measured defaults (`npm run bundle-report` and `npm run cost-report`, see
  * the README): a process that has served its first request holds 50-60 MB,
  * so memory is chosen for CPU, which Lambda allots in proportion to memory
- * (1769 MB is one vCPU). CRUD calls spend most of their 10-40 ms waiting on
- * DynamoDB: 512 MB. The candidate search computes for most of its 60 ms
- * (p50 at 100 nodes) and grows with the cloud: 1536 MB. The authorizer is a
- * 7 KB bundle that waits on Keystone: 256 MB. The function-URL router serves
- * every family from one pool, so one size for all: 1024 MB, twice a CRUD
- * family's CPU and two thirds of the search's.
+ * (1769 MB is one vCPU). A CRUD call computes for a small part of its time
+ * and waits on DynamoDB for the rest, and the waiting is billed at the
+ * memory size: halving memory roughly halves what nova's polling costs in
+ * duration (cost-report's memory table) and adds a few milliseconds of
+ * computing. 256 MB, not 128 MB: at 128 MB (7% of a vCPU) a cold start's
+ * 40-60 ms of module loading on a full core takes most of a second. The
+ * reshaper writes up to 100 items at once: 512 MB. The candidate search
+ * computes for most of its 60 ms (p50 at 100 nodes) and grows with the
+ * cloud: 1536 MB. The authorizer waits on Keystone: 256 MB. The function-URL
+ * router serves every family, the search included, from one pool, so one
+ * size for all: 1024 MB.
  */
-const DEFAULT_MEMORY_MB: Partial<Record<FunctionName, number>> = { 'allocation-candidates': 1536, authorizer: 256, router: 1024 };
-const BASE_MEMORY_MB = 512;
+const DEFAULT_MEMORY_MB: Partial<Record<FunctionName, number>> = { 'allocation-candidates': 1536, reshaper: 512, router: 1024 };
+const BASE_MEMORY_MB = 256;
 /** API Gateway gives up after 30 s; CRUD calls take milliseconds, the search and reshaper may take seconds. */
 const DEFAULT_TIMEOUT_SECONDS: Partial<Record<FunctionName, number>> = { 'allocation-candidates': 29, reshaper: 29, authorizer: 10, router: 29 };
 const BASE_TIMEOUT_SECONDS = 10;

@@ -86,6 +86,14 @@ describe('the functions', () => {
     });
   });
 
+  it('are sized by default for what they compute: 256 MB for the CRUD families nova polls, more for the reshaper and the search', () => {
+    const memory = (family: string) =>
+      placementFunctions().find(([, fn]) => fn.Properties.Description === `Placement ${family} handler`)![1].Properties.MemorySize;
+    for (const family of ['allocations', 'resource-providers', 'inventories', 'aggregates', 'traits']) expect(memory(family), family).toBe(256);
+    expect(memory('reshaper')).toBe(512);
+    expect(memory('allocation-candidates')).toBe(1536);
+  });
+
   it('take memory, timeout and reserved concurrency from context, per function or for all', () => {
     const {
       templates: [custom],
