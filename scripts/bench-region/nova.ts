@@ -218,7 +218,8 @@ export class ComputeNode {
   }
 }
 
-const CANDIDATES_QUERY =
+/** What nova-scheduler asks for a 2 vCPU / 4 GiB / 20 GB flavor (nova's default max_placement_results is 1000). */
+export const CANDIDATES_QUERY =
   `resources=DISK_GB:${INSTANCE_RESOURCES.DISK_GB},MEMORY_MB:${INSTANCE_RESOURCES.MEMORY_MB},VCPU:${INSTANCE_RESOURCES.VCPU}` +
   '&required=!COMPUTE_STATUS_DISABLED&limit=1000';
 

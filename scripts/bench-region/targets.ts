@@ -5,7 +5,7 @@
  * units, handler time and log bytes.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +17,8 @@ export interface Target {
   url: string;
   /** The service's record of a request, when its records are available. */
   record?: (requestId: string) => RequestRecord | undefined;
+  /** The processes serving requests, when this script started them and can see them. */
+  pids?: () => number[];
   stop(): Promise<void>;
 }
 
@@ -123,6 +125,32 @@ export async function startOurs(port: number): Promise<Target> {
   };
 }
 
+/** The processes whose parent is `pid` (Linux /proc). */
+function childrenOf(pid: number): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((entry) => {
+      try {
+        return Number(readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]) === pid;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+/** CPU milliseconds the processes have used so far (Linux /proc, in clock ticks of 10 ms). */
+export function cpuMsOf(pids: number[]): number {
+  return pids.reduce((sum, pid) => {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      return sum + (Number(fields[11]) + Number(fields[12])) * 10;
+    } catch {
+      return sum;
+    }
+  }, 0);
+}
+
 /** The real upstream Placement (uWSGI, SQLite) from ../shared/reference, fresh, on the port. */
 export async function startReference(port: number): Promise<Target> {
   const state = join(tmpdir(), `bench-region-reference-${port}`);
@@ -132,7 +160,11 @@ export async function startReference(port: number): Promise<Target> {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
   script('stop');
-  const url = /^URL=(\S+)$/m.exec(script('start'))?.[1];
+  const started = script('start');
+  const url = /^URL=(\S+)$/m.exec(started)?.[1];
+  const master = Number(/^PID=(\d+)$/m.exec(started)?.[1]);
   if (url === undefined) throw new Error('start-reference.sh printed no URL');
-  return { name: 'reference', url, stop: async () => void script('stop') };
+  // uWSGI's master forks the worker that serves the requests.
+  const pids = () => [master, ...childrenOf(master)];
+  return { name: 'reference', url, pids, stop: async () => void script('stop') };
 }
