@@ -1,11 +1,13 @@
 /**
  * `npm run cost-report`: what a region costs, from measurements.
  *
- * 1. CPU and waiting per request kind, one request at a time (COST_CPU_RUNS
- *    each after 5 warm-ups), on ours in this process and on the reference's
- *    uWSGI worker: Lambda duration at a memory size is modelled from ours
- *    (scripts/lib/bill.ts), the self-hosted VMs are sized from the
- *    reference's.
+ * 1. CPU time per request kind, one request at a time (COST_CPU_ROUNDS
+ *    rounds of COST_CPU_RUNS requests after 5 warm-ups; the least disturbed
+ *    round counts, since other processes on the machine inflate CPU time
+ *    too), on ours in this process, with the DynamoDB requests each sends,
+ *    and on the reference's uWSGI worker: Lambda duration at a memory size
+ *    is modelled from ours (scripts/lib/bill.ts), the self-hosted VMs are
+ *    sized from the reference's.
  * 2. `npm start` (PORT, default 8792) with metric records on, a region of
  *    COST_NODES nodes with 30 instances each loaded through the API, and the
  *    region benchmark's nova against it for COST_SECONDS (polling, plus
@@ -33,6 +35,7 @@ import { randomUUID } from 'node:crypto';
 import { App } from 'aws-cdk-lib';
 import { readSettings } from '../infra/settings.js';
 import { ROUTES, routeKey } from '../shared/http/routes.js';
+import { dynamo } from '../shared/storage/client.js';
 import { CANDIDATES_QUERY, KINDS, simulateRegion, type Kind } from './bench-region/nova.js';
 import { DEFAULT_SHAPE, LoadedRegion, Region } from './bench-region/region.js';
 import { summarise } from './bench-region/report.js';
@@ -44,14 +47,15 @@ import {
   COMPONENTS,
   costPerRequest,
   durationCost,
+  DYNAMODB_CALL_MS,
   functionUrl,
   httpApi,
   perMillion,
   requestsPerNodeHour,
   serverlessMonthly,
-  type CpuSample,
   type FrontDoor,
   type MeasuredKind,
+  type RequestWork,
 } from './lib/bill.js';
 import { meanClaimWriteUnits, nodeItemBytes } from './lib/claim-units.js';
 import { PlacementClient } from './lib/placement-client.js';
@@ -63,7 +67,8 @@ const NODES = env('COST_NODES', 20);
 const SECONDS = env('COST_SECONDS', 120);
 const BOOTS_PER_NODE_HOUR = env('COST_BOOTS_PER_NODE_HOUR', 60);
 const BOOTS_PER_NODE_DAY = env('BILL_BOOTS_PER_NODE_DAY', 4);
-const CPU_RUNS = env('COST_CPU_RUNS', 50);
+const CPU_ROUNDS = env('COST_CPU_ROUNDS', 5);
+const CPU_RUNS = env('COST_CPU_RUNS', 20);
 const ACCESS_LOG_BYTES = env('COST_ACCESS_LOG_BYTES', 220);
 const LAMBDA_LOG_BYTES = env('COST_LAMBDA_LOG_BYTES', 0);
 /** A baseline VM (m7g.large): its vCPUs, and the share of them upstream Placement may use before latency suffers. */
@@ -89,16 +94,19 @@ function familyOf(kind: Kind) {
 }
 const memoryOf = (kind: Kind) => settings.functions[familyOf(kind)].memoryMb;
 
-/** CPU milliseconds the serving process(es) used so far. */
-type CpuMeter = () => number;
+/** What the serving process(es) did so far: CPU milliseconds, DynamoDB requests. */
+interface Meters {
+  cpuMs(): number;
+  dynamoCalls(): number;
+}
 
 /**
- * CPU and waiting per request of each kind nova sends, one request at a
- * time, on a region of one aggregated node loaded through the API: what a
- * Lambda memory size changes is the computing, not the waiting on DynamoDB,
- * and what limits a VM is the computing.
+ * CPU time and DynamoDB requests per request of each kind nova sends, one
+ * request at a time, on a region of one aggregated node loaded through the
+ * API: what a Lambda memory size changes is the computing, not the waiting
+ * on DynamoDB, and what limits a VM is the computing.
  */
-async function cpuPerKind(url: string, meter: CpuMeter): Promise<Map<Kind, CpuSample>> {
+async function workPerKind(url: string, meters: Meters): Promise<Map<Kind, RequestWork>> {
   const region = new Region(SHAPE);
   const client = new PlacementClient(url, { token: 'admin', timeoutMs: 120_000 });
   const loaded = new LoadedRegion(region, client);
@@ -110,7 +118,7 @@ async function cpuPerKind(url: string, meter: CpuMeter): Promise<Map<Kind, CpuSa
   const node = region.node(index);
   const consumer = region.instancesOf(node)[0]!.uuid;
   const path = `/resource_providers/${node.uuid}`;
-  const fresh = Array.from({ length: CPU_RUNS + 5 }, () => randomUUID());
+  const fresh = Array.from({ length: CPU_ROUNDS * CPU_RUNS + 5 }, () => randomUUID());
   const claimBody = { allocations: region.allocationsOn(node, 1), project_id: 'cpu', user_id: 'cpu', consumer_generation: null };
   const probes: [Kind, (run: number) => Promise<unknown>][] = [
     [KINDS.providerAllocations, () => client.get(`${path}/allocations`, { version: null })],
@@ -125,26 +133,35 @@ async function cpuPerKind(url: string, meter: CpuMeter): Promise<Map<Kind, CpuSa
     [KINDS.claim, (run) => client.put(`/allocations/${fresh[run]}`, claimBody, { version: '1.36' })],
     [KINDS.delete, (run) => client.delete(`/allocations/${fresh[run]}`, { version: null })],
   ];
-  const samples = new Map<Kind, CpuSample>();
+  const work = new Map<Kind, RequestWork>();
   for (const [kind, send] of probes) {
-    for (let warm = 0; warm < 5; warm++) await send(CPU_RUNS + warm);
-    const wall = performance.now();
-    const cpu = meter();
-    for (let run = 0; run < CPU_RUNS; run++) await send(run);
-    const cpuMs = (meter() - cpu) / CPU_RUNS;
-    samples.set(kind, { cpuMs, waitMs: Math.max(0, (performance.now() - wall) / CPU_RUNS - cpuMs) });
+    for (let warm = 0; warm < 5; warm++) await send(CPU_ROUNDS * CPU_RUNS + warm);
+    let leastCpuMs = Infinity;
+    const calls = meters.dynamoCalls();
+    for (let round = 0; round < CPU_ROUNDS; round++) {
+      const cpu = meters.cpuMs();
+      for (let run = 0; run < CPU_RUNS; run++) await send(round * CPU_RUNS + run);
+      leastCpuMs = Math.min(leastCpuMs, (meters.cpuMs() - cpu) / CPU_RUNS);
+    }
+    work.set(kind, { cpuMs: leastCpuMs, dynamoCalls: (meters.dynamoCalls() - calls) / (CPU_ROUNDS * CPU_RUNS) });
   }
-  return samples;
+  return work;
 }
 
 /** Ours, in this process (process.cpuUsage() sees the handlers, and the client's small share). */
-async function ourSamples(): Promise<Map<Kind, CpuSample>> {
+async function ourWork(): Promise<Map<Kind, RequestWork>> {
   const { startLocalService } = await import('../local/service.js');
   const service = await startLocalService({ port: 0 });
+  let calls = 0;
+  // After the start, which points the client at the service's DynamoDB Local.
+  dynamo().middlewareStack.add((next) => (args) => (calls++, next(args)), { step: 'initialize', name: 'costReportCalls' });
   try {
-    return await cpuPerKind(service.url, () => {
-      const used = process.cpuUsage();
-      return (used.user + used.system) / 1000;
+    return await workPerKind(service.url, {
+      cpuMs: () => {
+        const used = process.cpuUsage();
+        return (used.user + used.system) / 1000;
+      },
+      dynamoCalls: () => calls,
     });
   } finally {
     await service.stop();
@@ -152,10 +169,10 @@ async function ourSamples(): Promise<Map<Kind, CpuSample>> {
 }
 
 /** The reference's uWSGI worker (SQLite in the worker: it also does the database's work, which RDS would do). */
-async function referenceSamples(): Promise<Map<Kind, CpuSample>> {
+async function referenceWork(): Promise<Map<Kind, RequestWork>> {
   const reference = await startReference(PORT + 1);
   try {
-    return await cpuPerKind(reference.url, () => cpuMsOf(reference.pids!()));
+    return await workPerKind(reference.url, { cpuMs: () => cpuMsOf(reference.pids!()), dynamoCalls: () => 0 });
   } finally {
     await reference.stop();
   }
@@ -168,7 +185,7 @@ interface RegionRun {
   reportedClaimWrites: number;
 }
 
-async function measureRegion(durations: Map<Kind, CpuSample>): Promise<RegionRun> {
+async function measureRegion(work: Map<Kind, RequestWork>): Promise<RegionRun> {
   const target = await startOurs(PORT);
   try {
     const region = new Region(SHAPE);
@@ -200,7 +217,7 @@ async function measureRegion(durations: Map<Kind, CpuSample>): Promise<RegionRun
           read: kind.units.read,
           write: transactional ? claimWrites : kind.units.write,
           // Handler times under the region run's concurrency measure this machine's contention, not a request.
-          duration: durations.get(kind.kind)!,
+          work: work.get(kind.kind)!,
           logBytes: kind.units.logBytes + LAMBDA_LOG_BYTES,
           responseBytes: kind.responseBytes,
           memoryMb: memoryOf(kind.kind),
@@ -220,7 +237,7 @@ function frontDoors(measured: MeasuredKind[], mix: Map<Kind, number>): FrontDoor
   // A commit from before the function-URL front door has no router to price.
   if (router === undefined) return [apiGateway];
   const total = [...mix.values()].reduce((a, b) => a + b, 0);
-  const meanMs = measured.reduce((sum, kind) => sum + ((mix.get(kind.kind) ?? 0) / total) * billedMs(kind.duration, router), 0);
+  const meanMs = measured.reduce((sum, kind) => sum + ((mix.get(kind.kind) ?? 0) / total) * billedMs(kind.work, router), 0);
   return [apiGateway, functionUrl(router, meanMs)];
 }
 
@@ -250,7 +267,7 @@ function kindTable(measured: MeasuredKind[], counts: Map<Kind, number>, door: Fr
         kind.read.toFixed(2),
         kind.write.toFixed(2),
         kind.memoryMb,
-        billedMs(kind.duration, kind.memoryMb),
+        billedMs(kind.work, kind.memoryMb),
         kind.logBytes.toFixed(0),
         kind.responseBytes.toFixed(0),
         ...[each.lambdaRequests, each.lambdaDuration, each.dynamo, each.logs].map((value) => (value * 1e6).toFixed(3)),
@@ -260,24 +277,21 @@ function kindTable(measured: MeasuredKind[], counts: Map<Kind, number>, door: Fr
   return lines.join('\n');
 }
 
-function samplesTable(ours: Map<Kind, CpuSample>, upstream: Map<Kind, CpuSample>): string {
-  const lines = [header('request', 'ours: CPU ms', 'ours: waiting ms', 'reference worker: CPU ms', 'reference: waiting ms')];
-  for (const [kind, sample] of ours) {
-    const theirs = upstream.get(kind)!;
-    lines.push(row(kind, sample.cpuMs.toFixed(2), sample.waitMs.toFixed(2), theirs.cpuMs.toFixed(2), theirs.waitMs.toFixed(2)));
-  }
+function workTable(ours: Map<Kind, RequestWork>, upstream: Map<Kind, RequestWork>): string {
+  const lines = [header('request', 'ours: CPU ms', 'ours: DynamoDB requests', 'reference worker: CPU ms')];
+  for (const [kind, work] of ours) lines.push(row(kind, work.cpuMs.toFixed(2), work.dynamoCalls.toFixed(2), upstream.get(kind)!.cpuMs.toFixed(2)));
   return lines.join('\n');
 }
 
 /** Per family: the modelled Lambda duration of its share of the mix at each memory size. */
-function memoryTable(samples: Map<Kind, CpuSample>, mix: Map<Kind, number>): string {
+function memoryTable(work: Map<Kind, RequestWork>, mix: Map<Kind, number>): string {
   const families = new Map<string, Kind[]>();
-  for (const kind of samples.keys()) families.set(familyOf(kind), [...(families.get(familyOf(kind)) ?? []), kind]);
+  for (const kind of work.keys()) families.set(familyOf(kind), [...(families.get(familyOf(kind)) ?? []), kind]);
   const lines = [
     header(
       'function',
       'requests (their share of the family)',
-      'CPU ms / waiting ms on one core',
+      'CPU ms on one core / DynamoDB requests',
       ...MEMORY_SIZES.map((size) => `${size} MB: ms / USD per million`),
       'deployed MB',
     ),
@@ -288,15 +302,15 @@ function memoryTable(samples: Map<Kind, CpuSample>, mix: Map<Kind, number>): str
     const described = kinds.map((kind) => `${kind} (${((100 * (mix.get(kind) ?? 0)) / total).toFixed(0)}%)`).join(', ');
     const cells = MEMORY_SIZES.map(
       (size) =>
-        `${weighted((kind) => billedMs(samples.get(kind)!, size)).toFixed(1)} / ${weighted((kind) => 1e6 * durationCost(samples.get(kind)!, size)).toFixed(3)}`,
+        `${weighted((kind) => billedMs(work.get(kind)!, size)).toFixed(1)} / ${weighted((kind) => 1e6 * durationCost(work.get(kind)!, size)).toFixed(3)}`,
     );
-    const cpu = `${weighted((kind) => samples.get(kind)!.cpuMs).toFixed(2)} / ${weighted((kind) => samples.get(kind)!.waitMs).toFixed(2)}`;
+    const cpu = `${weighted((kind) => work.get(kind)!.cpuMs).toFixed(2)} / ${weighted((kind) => work.get(kind)!.dynamoCalls).toFixed(2)}`;
     lines.push(row(family, described, cpu, ...cells, memoryOf(kinds[0]!)));
   }
   return lines.join('\n');
 }
 
-function report(run: RegionRun, ours: Map<Kind, CpuSample>, upstream: Map<Kind, CpuSample>): string {
+function report(run: RegionRun, ours: Map<Kind, RequestWork>, upstream: Map<Kind, RequestWork>): string {
   const { measured, counts } = run;
   const mix = requestsPerNodeHour(SHAPE, BOOTS_PER_NODE_DAY / 24);
   const missing = [...mix.keys()].filter((kind) => !measured.some((one) => one.kind === kind));
@@ -309,7 +323,7 @@ function report(run: RegionRun, ours: Map<Kind, CpuSample>, upstream: Map<Kind, 
 
   out.push(
     `Measured: ${NODES} nodes, ${SHAPE.instancesPerNode} instances each, ${SECONDS} s of nova (${BOOTS_PER_NODE_HOUR} boots and deletes a node-hour), ` +
-      `local server on DynamoDB Local; durations modelled from ${CPU_RUNS} requests of each kind one at a time; ` +
+      `local server on DynamoDB Local; durations modelled from the least CPU time of ${CPU_ROUNDS} rounds of ${CPU_RUNS} requests of each kind one at a time and ${DYNAMODB_CALL_MS} ms per DynamoDB request; ` +
       `log bytes: the record${LAMBDA_LOG_BYTES > 0 ? ` + ${LAMBDA_LOG_BYTES} of Lambda's own lines` : ''}, plus ${ACCESS_LOG_BYTES} of access log behind the HTTP API.\n`,
   );
   out.push(kindTable(measured, counts, doors[0]!));
@@ -363,15 +377,15 @@ function report(run: RegionRun, ours: Map<Kind, CpuSample>, upstream: Map<Kind, 
     out.push(`\nBreak-even with the ${door.name}: ${nodes === undefined ? 'none up to 100,000 nodes' : `${nodes.toLocaleString('en-US')} nodes`}.`);
   }
 
-  out.push('\nCPU and waiting per request, one request at a time on this machine (means):\n');
-  out.push(samplesTable(ours, upstream));
+  out.push('\nCPU time (the least disturbed round) and DynamoDB requests per request, one request at a time on this machine:\n');
+  out.push(workTable(ours, upstream));
   out.push(`\nLambda duration by memory size, modelled for each function's share of the steady-state mix:\n`);
   out.push(memoryTable(ours, mix));
   return out.join('\n');
 }
 
 log('measuring CPU per request, one request at a time: ours, then the reference');
-const ours = await ourSamples();
-const upstream = await referenceSamples();
+const ours = await ourWork();
+const upstream = await referenceWork();
 const run = await measureRegion(ours);
 console.log(report(run, ours, upstream));

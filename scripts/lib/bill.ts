@@ -1,6 +1,6 @@
 /**
  * The monthly bill of a region, from what each request kind was measured to
- * cost (DynamoDB units, CPU and waiting time, log bytes, response bytes) and
+ * cost (DynamoDB units, CPU time and DynamoDB requests, log bytes, response bytes) and
  * how many of each nova sends (scripts/bench-region/nova.ts), at the list
  * prices of ./prices.ts; and the bill of running upstream Placement ourselves
  * for the same region. Pure arithmetic: test/unit/bill.test.ts.
@@ -12,20 +12,27 @@ import { HOURS_PER_MONTH, PRICES } from './prices.js';
 /** Lambda allots one full vCPU at this memory size, and CPU in proportion below it (https://docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html). */
 export const FULL_VCPU_MB = 1769;
 
-/** What a request spends, measured on one full core: computing, and waiting (on DynamoDB). */
-export interface CpuSample {
+/**
+ * Assumed, not measured (DynamoDB Local on this machine is no guide to
+ * DynamoDB's latency): what one DynamoDB request keeps a function waiting.
+ * AWS promises single-digit milliseconds (https://aws.amazon.com/dynamodb/).
+ */
+export const DYNAMODB_CALL_MS = 5;
+
+/** What a request makes a function do, measured one request at a time: compute on one full core, and send DynamoDB requests. */
+export interface RequestWork {
   cpuMs: number;
-  waitMs: number;
+  dynamoCalls: number;
 }
 
-/** Billed ms at a memory size: the waiting is unchanged, the computing slows down with the CPU share below a full vCPU; Lambda bills whole ms. */
-export function billedMs({ cpuMs, waitMs }: CpuSample, memoryMb: number): number {
-  return Math.ceil(waitMs + cpuMs * Math.max(1, FULL_VCPU_MB / memoryMb));
+/** Billed ms at a memory size: the computing slows down with the CPU share below a full vCPU, the waiting does not; Lambda bills whole ms. */
+export function billedMs({ cpuMs, dynamoCalls }: RequestWork, memoryMb: number): number {
+  return Math.ceil(cpuMs * Math.max(1, FULL_VCPU_MB / memoryMb) + dynamoCalls * DYNAMODB_CALL_MS);
 }
 
-/** USD of Lambda duration for one request of a sample at a memory size. */
-export function durationCost(sample: CpuSample, memoryMb: number): number {
-  return (memoryMb / 1024) * (billedMs(sample, memoryMb) / 1000) * PRICES.lambdaArmGbSecond;
+/** USD of Lambda duration for one request at a memory size. */
+export function durationCost(work: RequestWork, memoryMb: number): number {
+  return (memoryMb / 1024) * (billedMs(work, memoryMb) / 1000) * PRICES.lambdaArmGbSecond;
 }
 
 /** What one request of a kind was measured to cost. */
@@ -33,7 +40,7 @@ export interface MeasuredKind {
   kind: Kind;
   read: number;
   write: number;
-  duration: CpuSample;
+  work: RequestWork;
   /** Bytes the function writes to CloudWatch Logs for one request. */
   logBytes: number;
   responseBytes: number;
@@ -153,7 +160,7 @@ export function requestsPerNodeHour(shape: RegionShape, bootsPerNodeHour: number
 export function costPerRequest(measured: MeasuredKind, frontDoor: FrontDoor) {
   return {
     lambdaRequests: PRICES.lambdaRequestPerMillion / 1e6,
-    lambdaDuration: durationCost(measured.duration, frontDoor.memoryMb ?? measured.memoryMb),
+    lambdaDuration: durationCost(measured.work, frontDoor.memoryMb ?? measured.memoryMb),
     dynamo: (measured.read * PRICES.dynamoReadUnitPerMillion + measured.write * PRICES.dynamoWriteUnitPerMillion) / 1e6,
     logs: ((measured.logBytes + frontDoor.accessLogBytes) / 1e9) * PRICES.logsIngestedPerGb,
     transfer: ((measured.responseBytes + RESPONSE_OVERHEAD_BYTES) / 1e9) * PRICES.transferOutPerGb,

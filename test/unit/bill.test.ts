@@ -20,17 +20,17 @@ import { HOURS_PER_MONTH } from '../../scripts/lib/prices.js';
 const SHAPE = { ...DEFAULT_SHAPE, instancesPerNode: 30 };
 
 describe('Lambda duration', () => {
-  it('slows the computing below a full vCPU, never the waiting, and bills whole milliseconds', () => {
-    expect(billedMs({ cpuMs: 10, waitMs: 5 }, 1769)).toBe(15);
-    expect(billedMs({ cpuMs: 10, waitMs: 5 }, 3538)).toBe(15);
+  it('slows the computing below a full vCPU, not the waiting on DynamoDB (5 ms a request), and bills whole milliseconds', () => {
+    expect(billedMs({ cpuMs: 10, dynamoCalls: 1 }, 1769)).toBe(15);
+    expect(billedMs({ cpuMs: 10, dynamoCalls: 1 }, 3538)).toBe(15);
     // 10 ms x 1769 / 256 = 69.1 ms of computing.
-    expect(billedMs({ cpuMs: 10, waitMs: 5 }, 256)).toBe(75);
-    expect(billedMs({ cpuMs: 0, waitMs: 0.2 }, 1024)).toBe(1);
+    expect(billedMs({ cpuMs: 10, dynamoCalls: 1 }, 256)).toBe(75);
+    expect(billedMs({ cpuMs: 0.2, dynamoCalls: 0 }, 1769)).toBe(1);
   });
 
   it('costs GB-seconds at the Arm price', () => {
-    expect(durationCost({ cpuMs: 0, waitMs: 100 }, 1024)).toBeCloseTo(0.1 * 0.0000133334, 12);
-    expect(durationCost({ cpuMs: 0, waitMs: 100 }, 256)).toBeCloseTo(0.25 * 0.1 * 0.0000133334, 12);
+    expect(durationCost({ cpuMs: 0, dynamoCalls: 20 }, 1024)).toBeCloseTo(0.1 * 0.0000133334, 12);
+    expect(durationCost({ cpuMs: 0, dynamoCalls: 20 }, 256)).toBeCloseTo(0.25 * 0.1 * 0.0000133334, 12);
   });
 });
 
@@ -70,7 +70,7 @@ const polled: MeasuredKind = {
   kind: KINDS.consumerAllocations,
   read: 2,
   write: 0,
-  duration: { cpuMs: 0, waitMs: 20 },
+  work: { cpuMs: 0, dynamoCalls: 4 },
   logBytes: 360,
   responseBytes: 200,
   memoryMb: 256,
