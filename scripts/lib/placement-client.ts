@@ -104,20 +104,21 @@ export class PlacementClient {
 
   async request(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> {
     const retries = method === 'GET' ? (this.defaults.retries ?? 0) : 0;
-    for (let attempt = 0; ; attempt++) {
+    for (let attempt = 0; ;) {
       let response: ApiResponse;
       try {
         response = await this.send(method, path, options);
       } catch (error) {
-        // A kept-alive connection the server had just closed: the request never reached it, so any method may go again, once.
-        if (error instanceof StaleConnection && attempt === 0) continue;
+        // A kept-alive connection the server had closed: the request never reached it, so any method may go again, on the
+        // next pooled connection (uWSGI closes them all when it recycles its worker) or a new one, which is never stale.
+        if (error instanceof StaleConnection) continue;
         if (attempt >= retries) throw error;
-        await backOff(attempt);
+        await backOff(attempt++);
         continue;
       }
       this.defaults.onResponse?.(method, path, response);
       if (!RETRIED_STATUSES.has(response.status) || attempt >= retries) return response;
-      await backOff(attempt);
+      await backOff(attempt++);
     }
   }
 
