@@ -50,7 +50,7 @@ const proxy = await startFaultProxy({ target: database.endpoint, seed: number('S
 process.env.PLACEMENT_DYNAMODB_ENDPOINT = proxy.url;
 const { startLocalService } = await import('../local/service.js');
 const service = await startLocalService({ port: 0 });
-let failed = true;
+let failed: boolean;
 try {
   const report = await runFaults(service.url, proxy, {
     rates: faultRates,

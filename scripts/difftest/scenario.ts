@@ -832,7 +832,7 @@ const ODD_CONTENT_TYPES = [
 ];
 const ODD_ACCEPTS = ['application/xml', 'text/html', '*/*', 'application/json;q=0.5', 'application/*', 'text/plain, application/json', 'application/JSON'];
 const BAD_UUIDS = ['not-a-uuid', '12345', 'ZZZZZZZZ-ZZZZ-ZZZZ-ZZZZ-ZZZZZZZZZZZZ', '%20', 'a'.repeat(300)];
-const ODD_NUMBERS = [-1, 0, 1.5, 2147483647, 2147483648, 9223372036854775807, 1e20, '5', null, true];
+const ODD_NUMBERS = [-1, 0, 1.5, 2147483647, 2147483648, 2 ** 63, 1e20, '5', null, true];
 
 function* hostile(context: Context): Operation {
   const { random, model } = context;

@@ -38,6 +38,8 @@ export class Microversion {
 
 /** Python's int() of a str (upstream's parser): spaces around, a sign, digits with single underscores between; at most 4300 digits. */
 function pythonInt(text: string): bigint | undefined {
+  // Python's str.strip() also removes the separators \x1c-\x1f.
+  // eslint-disable-next-line no-control-regex
   const match = /^[\s\x1c-\x1f\x85]*([+-]?)(\d+(?:_\d+)*)[\s\x1c-\x1f\x85]*$/.exec(text);
   const digits = match?.[2]?.replaceAll('_', '');
   if (digits === undefined || digits.length > 4300) return undefined;

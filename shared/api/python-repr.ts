@@ -12,6 +12,8 @@ export const codePoints = (s: string) => s.length - (s.match(/[\uD800-\uDBFF][\u
 const NON_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+// Python's str.splitlines() also breaks at the separators \x1c-\x1e.
+// eslint-disable-next-line no-control-regex
 const LINE = /[^\n\r\v\f\x1c-\x1e\x85\u2028\u2029]*(?:\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029])?/gu;
 
 function reprString(s: string): string {

@@ -61,12 +61,12 @@ function readPolicyFile(path: string): Record<string, string> {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new Error(`PLACEMENT_POLICY_FILE ${path}: cannot read it: ${(error as Error).message}`);
+    throw new Error(`PLACEMENT_POLICY_FILE ${path}: cannot read it: ${(error as Error).message}`, { cause: error });
   }
   try {
     return parsePolicyFile(text);
   } catch (error) {
-    throw new Error(`PLACEMENT_POLICY_FILE ${path}: ${(error as Error).message}`);
+    throw new Error(`PLACEMENT_POLICY_FILE ${path}: ${(error as Error).message}`, { cause: error });
   }
 }
 
@@ -81,7 +81,7 @@ export function policy(): Policy {
       current = buildPolicy(defaults.rules, { enforceNewDefaults: config.enforceNewDefaults, enforceScope: config.enforceScope, overrides });
     } catch (error) {
       if (file === undefined) throw error;
-      throw new Error(`PLACEMENT_POLICY_FILE ${file}: ${(error as Error).message}`);
+      throw new Error(`PLACEMENT_POLICY_FILE ${file}: ${(error as Error).message}`, { cause: error });
     }
   }
   return current;

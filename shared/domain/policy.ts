@@ -211,7 +211,7 @@ function parseRule(name: string, text: string): Check {
   try {
     return parseCheck(text);
   } catch (error) {
-    throw new Error(`rule ${JSON.stringify(name)}: ${(error as Error).message}`);
+    throw new Error(`rule ${JSON.stringify(name)}: ${(error as Error).message}`, { cause: error });
   }
 }
 

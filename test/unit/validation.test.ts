@@ -69,7 +69,7 @@ describe('error messages', () => {
 
   it('names a missing required property', () => {
     expect(bodyError(POST_RESOURCE_PROVIDER_1_0, {})).toMatch(
-      /^JSON does not validate: 'name' is a required property  Failed validating 'required' in schema:/,
+      /^JSON does not validate: 'name' is a required property {2}Failed validating 'required' in schema:/,
     );
   });
 
@@ -139,7 +139,7 @@ describe('error messages', () => {
       expect(isUuidLike(bad)).toBe(false);
     }
     expect(bodyError(POST_RESOURCE_PROVIDER_1_0, { name: 'n', uuid: 'abc' })).toMatch(
-      /: 'abc' is not a 'uuid'  Failed validating 'format' in schema\['properties'\]\['uuid'\]/,
+      /: 'abc' is not a 'uuid' {2}Failed validating 'format' in schema\['properties'\]\['uuid'\]/,
     );
     expect(bodyError({ format: 'uuid' }, 7)).toMatch(/: 7 is not a 'uuid'/);
   });
@@ -150,7 +150,7 @@ describe('error messages', () => {
         "     {'format': 'uuid', 'type': 'string'}  On instance:     'abc'",
     );
     expect(bodyError(POST_RESOURCE_PROVIDER_1_14, { name: 'n', parent_provider_uuid: 123 })).toMatch(
-      /: 123 is not valid under any of the given schemas  Failed validating 'anyOf' in schema\['properties'\]\['parent_provider_uuid'\]/,
+      /: 123 is not valid under any of the given schemas {2}Failed validating 'anyOf' in schema\['properties'\]\['parent_provider_uuid'\]/,
     );
   });
 
