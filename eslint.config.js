@@ -24,4 +24,8 @@ export default defineConfig(
     files: ['**/*.mjs'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
   },
+  {
+    files: ['**/*.cjs'],
+    languageOptions: { globals: { module: 'writable' } },
+  },
 );

@@ -1,0 +1,80 @@
+// The import rules of docs/architecture.md, checked by `npm run check:imports` (dependency-cruiser).
+// Layers point down: functions -> shared/{http,auth,search,schemas} -> shared/storage -> shared/domain -> shared/api.
+// shared/api (errors, microversions, query strings, Python-style quoting) is the neutral vocabulary
+// every layer may use; it imports nothing but itself.
+const PLUMBING = '^shared/(http|storage|search|auth|schemas)/|^shared/config[.]ts$';
+const ENTRY_POINTS = '^(functions|local|infra|scripts|test)/';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-cycle',
+      comment: 'No module may reach itself through its imports.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'domain-imports-plumbing',
+      comment: 'The domain is pure: no HTTP plumbing, storage, search, auth, configuration or entry points.',
+      severity: 'error',
+      from: { path: '^shared/domain/' },
+      to: { path: [PLUMBING, ENTRY_POINTS] },
+    },
+    {
+      name: 'domain-imports-io',
+      comment: 'The domain is pure: no Node built-ins and no packages (the SDK, middy, the logger).',
+      severity: 'error',
+      from: { path: '^shared/domain/' },
+      to: { dependencyTypes: ['core', 'npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'] },
+    },
+    {
+      name: 'api-is-neutral',
+      comment: 'shared/api is the vocabulary below every layer: it imports only itself.',
+      severity: 'error',
+      from: { path: '^shared/api/' },
+      to: { pathNot: '^shared/api/' },
+    },
+    {
+      name: 'storage-imports-upward',
+      comment: 'Storage knows keys and expressions, not HTTP, the search, auth or schemas.',
+      severity: 'error',
+      from: { path: '^shared/storage/' },
+      to: { path: ['^shared/(http|search|auth|schemas)/', ENTRY_POINTS] },
+    },
+    {
+      name: 'shared-imports-entry-points',
+      comment: 'shared/ is the library under the handlers, the local runtime, the stack and the tools.',
+      severity: 'error',
+      from: { path: '^shared/' },
+      to: { path: ENTRY_POINTS },
+    },
+    {
+      name: 'functions-import-runtimes',
+      comment: 'Handlers run on Lambda: never the local runtime, the stack, the tools or the tests.',
+      severity: 'error',
+      from: { path: '^functions/' },
+      to: { path: '^(local|infra|scripts|test)/' },
+    },
+    {
+      name: 'local-imports-tools',
+      comment: 'The local runtime is product code: it does not import the stack, the tools or the tests.',
+      severity: 'error',
+      from: { path: '^local/' },
+      to: { path: '^(infra|scripts|test)/' },
+    },
+    {
+      name: 'dynamodb-outside-storage',
+      comment: 'Only storage (and the local runtime and tools that create or fill tables) talk to DynamoDB.',
+      severity: 'error',
+      from: { pathNot: '^(shared/storage|local|scripts)/' },
+      to: { path: '^node_modules/@aws-sdk/(client-dynamodb|lib-dynamodb)/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+  },
+};
