@@ -1,7 +1,8 @@
 /**
  * Policy: oslo.policy-style check strings evaluated against the caller's
- * identity. Pure; the rule set is data (config/policy-rules.json holds
- * upstream's default rule names and check strings).
+ * identity. Pure; the rule set is data (config/placement-8.0.0-policy-rules.json
+ * holds upstream's default rule names and check strings; shared/auth/policy-file.ts
+ * reads it and the operator's overrides).
  */
 
 /** Who is calling, as the authentication step (noauth2 or Keystone) found it. */
