@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { HttpError } from '../../shared/api/errors.js';
-import { acceptsGzip, fitResponse, MAX_RESPONSE_BYTES, responseBytes } from '../../shared/http/middleware/response-size.js';
+import { HttpError } from '../../../../../shared/api/errors.js';
+import { acceptsGzip, fitResponse, MAX_RESPONSE_BYTES, responseBytes } from '../../../../../shared/http/middleware/response-size.js';
 
 /** A listing body of `count` entries, as repetitive as Placement's. */
 const listing = (count: number) =>
