@@ -65,6 +65,13 @@ module.exports = {
       to: { path: '^(infra|scripts|test)/' },
     },
     {
+      name: 'tools-import-tests',
+      comment: 'The stack and the tools do not depend on the tests.',
+      severity: 'error',
+      from: { path: '^(infra|scripts)/' },
+      to: { path: '^test/' },
+    },
+    {
       name: 'dynamodb-outside-storage',
       comment: 'Only storage (and the local runtime and tools that create or fill tables) talk to DynamoDB.',
       severity: 'error',
