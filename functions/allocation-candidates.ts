@@ -111,15 +111,13 @@ interface CandidateEntry {
 }
 
 /**
- * The response body as JSON, cut short if it would pass Lambda's response limit:
- * before 1.29 the summaries cover only the providers a candidate uses, from
- * 1.29 their whole trees.
+ * The response body as JSON, cut short if it would pass Lambda's response
+ * limit. From 1.29 the summaries cover the whole trees of the returned
+ * candidates. Before, upstream summarises the providers candidates use, then
+ * cuts at `limit` keeping those of the returned candidates' trees: providers
+ * that only candidates left out use stay.
  */
-function responseBody(
-  request: PlacementRequest,
-  parsed: CandidateRequest,
-  { candidates, providers, usedInAnchorTrees }: Pick<SearchResult, 'candidates' | 'providers' | 'usedInAnchorTrees'>,
-) {
+function responseBody(request: PlacementRequest, parsed: CandidateRequest, { candidates, providers }: Pick<SearchResult, 'candidates' | 'providers'>) {
   const requestedClasses = new Set(parsed.groups.flatMap((group) => Object.keys(group.resources)));
   const trees = new Map<string, SearchProvider[]>();
   for (const provider of providers.values()) {
@@ -127,25 +125,12 @@ function responseBody(
     if (tree) tree.push(provider);
     else trees.set(provider.rootUuid, [provider]);
   }
+  const usedByAny = new Set(candidates.flatMap((candidate) => candidate.resources.map((resource) => resource.provider)));
   const summarizedAlready = new Set<string>();
-  const entries: CandidateEntry[] = candidates.map((candidate) => {
-    const used = [...new Set(candidate.resources.map((resource) => resource.provider))];
-    const roots = [...new Set(used.map((uuid) => providers.get(uuid)!.rootUuid))];
-    // From 1.29 whole trees; before, the providers candidates use (with limit, upstream keeps those of
-    // every candidate in the returned ones' trees, returned or not).
-    const summarized = parsed.nestedAware
-      ? roots.flatMap((root) => trees.get(root)!)
-      : [
-          ...used,
-          ...roots.flatMap((root) =>
-            trees
-              .get(root)!
-              .map((provider) => provider.uuid)
-              .filter((uuid) => usedInAnchorTrees?.has(uuid)),
-          ),
-        ]
-          .filter((uuid, index, all) => all.indexOf(uuid) === index)
-          .map((uuid) => providers.get(uuid)!);
+  const entries: CandidateEntry[] = candidates.slice(0, parsed.limit).map((candidate) => {
+    const roots = new Set(candidate.resources.map((resource) => providers.get(resource.provider)!.rootUuid));
+    const inTrees = [...roots].flatMap((root) => trees.get(root)!);
+    const summarized = parsed.nestedAware ? inTrees : inTrees.filter((provider) => usedByAny.has(provider.uuid));
     const added = summarized.filter((provider) => !summarizedAlready.has(provider.uuid));
     for (const provider of added) summarizedAlready.add(provider.uuid);
     const summaries = added.map((provider): [string, unknown] => [provider.uuid, providerSummary(request, provider, requestedClasses)]);
@@ -177,9 +162,11 @@ async function listAllocationCandidates(request: PlacementRequest): Promise<Repl
   validateQuery(querySchema(request), request.query.toRecord());
   const parsed = parseCandidateRequest(request.query, request.version);
   const empty = await emptyBeforeUnknownName(parsed);
+  // Before 1.29 the summaries name providers that candidates beyond `limit` use (responseBody): the search must find those too.
+  const searched = parsed.nestedAware ? parsed : { ...parsed, limit: undefined };
   const result = empty
     ? { candidates: [], providers: new Map<string, SearchProvider>(), itemsRead: 0, truncated: false }
-    : await searchCandidates(parsed, { maxCandidates: config.maxAllocationCandidates, maxSteps: SEARCH_STEPS, deadlineMs: config.searchDeadlineMs });
+    : await searchCandidates(searched, { maxCandidates: config.maxAllocationCandidates, maxSteps: SEARCH_STEPS, deadlineMs: config.searchDeadlineMs });
   logger.info('allocation candidate search', { candidates: result.candidates.length, itemsRead: result.itemsRead, truncated: result.truncated });
   return { status: 200, json: responseBody(request, parsed, result), lastModified: new Date() };
 }

@@ -115,13 +115,21 @@ function aliased(rootOf: ReadonlyMap<string, string>, side: Side): Map<string, s
   return new Map([...rootOf].map(([uuid, root]) => [name(uuid), name(root)]));
 }
 
-function compareStep(step: Step, both: Both, sides: { reference: Side; target: Side }, options: CompareOptions): { differences: string[]; fault?: string } {
+async function compareStep(
+  step: Step,
+  both: Both,
+  sides: { reference: Side; target: Side },
+  options: CompareOptions,
+  upstream: PlacementClient,
+): Promise<{ differences: string[]; fault?: string }> {
   const reference = normaliseAnswer(both.reference, sides.reference, options);
   const target = normaliseAnswer(both.target, sides.target, options);
   if (!step.limited) {
     const differences = compareNormalised(reference, target);
     const fault = differences.length > 0 ? UPSTREAM_FAULTS.find((known) => known.applies(step.request, reference)) : undefined;
-    return fault ? { differences: fault.compare(step.request, reference, target), fault: fault.name } : { differences };
+    if (!fault) return { differences };
+    const asked = fault.ask ? normaliseAnswer(await send(upstream, fault.ask(step.request)), sides.reference, options) : undefined;
+    return { differences: fault.compare(step.request, reference, target, asked), fault: fault.name };
   }
   const { limit, unlimited, rootOf } = step.limited;
   return {
@@ -187,7 +195,7 @@ export async function runDifftest(options: RunOptions): Promise<RunReport> {
         if (referenceAnswer.status >= 400) await send(reference, removeLeftBehindConsumer(consumer));
       }
       options.onStep?.(`${options.profile}#${index} [${name}] ${describe(step.request)} -> ${referenceAnswer.status} / ${targetAnswer.status}`);
-      const { differences, fault } = compareStep(step, both, sides, compareOptions);
+      const { differences, fault } = await compareStep(step, both, sides, compareOptions, reference);
       if (fault && differences.length === 0) report.tolerated.set(fault, (report.tolerated.get(fault) ?? 0) + 1);
       const tally = report.byOperation.get(name) ?? { requests: 0, failed: 0 };
       tally.requests++;

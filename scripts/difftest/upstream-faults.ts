@@ -12,8 +12,13 @@ export interface UpstreamFault {
   name: string;
   /** True when upstream's answer to this request shows the fault. */
   applies(request: DiffRequest, reference: Normalised): boolean;
-  /** The differences left once the fault is allowed for (empty: the target is right). */
-  compare(request: DiffRequest, reference: Normalised, target: Normalised): string[];
+  /**
+   * The differences left once the fault is allowed for (empty: the target is
+   * right). `asked` is upstream's answer to `ask`'s request, when the fault has one.
+   */
+  compare(request: DiffRequest, reference: Normalised, target: Normalised, asked?: Normalised): string[];
+  /** A request whose answer from upstream is what the target should have answered (sent only when the fault applies). */
+  ask?(request: DiffRequest): DiffRequest;
 }
 
 type ErrorBody = { errors: { detail: string }[] };
@@ -119,7 +124,123 @@ const integerTooLargeForDatabase: UpstreamFault = {
   compare: (_request, _reference, target) => (target.status < 500 ? [] : [`target answered ${target.status}`]),
 };
 
-export const UPSTREAM_FAULTS: readonly UpstreamFault[] = [databaseErrorText, mergedGroupAmounts, integerTooLargeForDatabase];
+const UPPER_CASE_UUID = /[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}/;
+
+/**
+ * uuids are compared as written on the reference's SQLite, ignoring case on
+ * upstream's MySQL deployments and here (README, "Hostile input and limits"):
+ * a GET naming a known provider or consumer in upper case is a 404 or an
+ * empty list on the reference only. Allowed for: the target must answer what
+ * upstream answers to the same GET with its uuids in lower case.
+ */
+const uuidCase: UpstreamFault = {
+  name: 'case-sensitive uuids of its SQLite database',
+  applies: (request) => request.method === 'GET' && UPPER_CASE_UUID.test(request.path),
+  ask: (request) => ({ ...request, path: request.path.replace(new RegExp(UPPER_CASE_UUID, 'g'), (uuid) => uuid.toLowerCase()) }),
+  compare: (_request, _reference, target, asked) => (asked ? compareNormalised(asked, target) : ['no lower-case answer from upstream']),
+};
+
+const NO_SUCH_TRAIT = /No such trait\(s\): ([A-Za-z0-9_]+)\./;
+
+/** The sets of traits of a request whose order upstream does not keep: each `in:` list, each group's forbidden traits, root_required's required and forbidden ones. */
+function unorderedTraitSets(request: DiffRequest): string[][] {
+  const query = new URLSearchParams(request.path.split('?')[1] ?? '');
+  const sets: string[][] = [];
+  const forbidden = new Map<string, string[]>();
+  for (const [name, value] of query) {
+    if (!/^(root_)?required[0-9A-Za-z_-]*$/.test(name)) continue;
+    if (value.startsWith('in:')) sets.push(value.slice(3).split(','));
+    else
+      for (const trait of value.split(',')) {
+        const key = trait.startsWith('!') ? `!${name}` : name === 'root_required' ? name : undefined;
+        if (key !== undefined) forbidden.set(key, [...(forbidden.get(key) ?? []), trait.replace(/^!/, '')]);
+      }
+  }
+  return [...sets, ...forbidden.values()];
+}
+
+/**
+ * Several unknown traits of one set (`required=in:A,B`, `required=!A,!B`):
+ * upstream names the first it meets in a Python set of strings, whose order
+ * changes with each process's hash seed. Allowed for: the target may name
+ * any unknown trait of the same set; the rest of the answer must be equal.
+ */
+const unknownTraitOfASet: UpstreamFault = {
+  name: 'choice of one unknown trait among a set (Python set order)',
+  applies: (request, reference) => reference.status === 400 && NO_SUCH_TRAIT.test(JSON.stringify(reference.body ?? '')),
+  compare: (request, reference, target) => {
+    const theirs = NO_SUCH_TRAIT.exec(JSON.stringify(reference.body ?? ''))?.[1];
+    const ours = NO_SUCH_TRAIT.exec(JSON.stringify(target.body ?? ''))?.[1];
+    const sameSet = ours !== undefined && unorderedTraitSets(request).some((set) => set.includes(theirs!) && set.includes(ours));
+    const renamed = sameSet ? { ...target, body: JSON.parse(JSON.stringify(target.body).split(ours).join(theirs!)) as unknown } : target;
+    return compareNormalised(reference, renamed);
+  },
+};
+
+type Summaries = Record<string, { root_provider_uuid?: string }>;
+type CandidatesBody = { allocation_requests?: unknown[]; provider_summaries?: Summaries };
+
+/** The providers of one allocation request (list form before 1.12, dict form after). */
+function providersOf(candidate: unknown): string[] {
+  const allocations = (candidate as { allocations?: unknown }).allocations;
+  if (Array.isArray(allocations)) return allocations.map((item) => (item as { resource_provider: { uuid: string } }).resource_provider.uuid);
+  return Object.keys((allocations as Record<string, unknown>) ?? {});
+}
+
+/**
+ * The unnamed group of a candidates request with granular groups too: upstream
+ * builds the unnamed group's candidates tree by tree, a sharing provider's
+ * under every tree it serves, then keeps them in a Python set whose equality
+ * ignores the tree, so a candidate that uses only sharing providers stays
+ * under one tree, picked by the order of a set of its internal row ids: the
+ * combinations with the other groups under every other tree are lost
+ * (`resources=DISK_GB:10&resources1=VCPU:2` with a shared disk: only the
+ * hosts holding their own disk, or one host the shared disk serves). No other
+ * implementation can reproduce that choice; this service keeps every tree.
+ * Allowed for: each of upstream's candidates must be among the target's, each
+ * of the target's others must use providers of more than one tree (a sharing
+ * provider), and the summaries upstream gives must be equal.
+ */
+const sharingUnderOneTree: UpstreamFault = {
+  name: "unnamed group's sharing candidates kept under one tree",
+  applies: (request, reference) => {
+    if (request.method !== 'GET' || !request.path.startsWith('/allocation_candidates?') || reference.status !== 200) return false;
+    const names = [...new URLSearchParams(request.path.split('?')[1]).keys()];
+    return names.includes('resources') && names.some((name) => /^resources[0-9A-Za-z_-]+$/.test(name));
+  },
+  compare: (_request, reference, target) => {
+    const theirs = reference.body as CandidatesBody;
+    const ours = target.body as CandidatesBody;
+    const problems: string[] = [];
+    const ourCandidates = new Map((ours.allocation_requests ?? []).map((candidate) => [canonical(candidate), candidate]));
+    for (const candidate of theirs.allocation_requests ?? [])
+      if (!ourCandidates.delete(canonical(candidate))) problems.push(`only reference has ${canonical(candidate)}`);
+    const summaries = ours.provider_summaries ?? {};
+    for (const [text, candidate] of ourCandidates) {
+      const providers = providersOf(candidate);
+      const roots = new Set(providers.map((uuid) => summaries[uuid]?.root_provider_uuid ?? uuid));
+      if (providers.length < 2 || roots.size < 2) problems.push(`only target has ${text}, which uses no sharing provider`);
+    }
+    const kept = Object.fromEntries(Object.keys(theirs.provider_summaries ?? {}).map((uuid) => [uuid, summaries[uuid]]));
+    const rest = (answer: Normalised, body: object): Normalised => ({ ...answer, body });
+    return [
+      ...problems,
+      ...compareNormalised(
+        rest(reference, { ...theirs, allocation_requests: undefined }),
+        rest(target, { ...ours, allocation_requests: undefined, provider_summaries: kept }),
+      ),
+    ];
+  },
+};
+
+export const UPSTREAM_FAULTS: readonly UpstreamFault[] = [
+  databaseErrorText,
+  mergedGroupAmounts,
+  integerTooLargeForDatabase,
+  uuidCase,
+  unknownTraitOfASet,
+  sharingUnderOneTree,
+];
 
 /**
  * Upstream creates a claim's new consumers before checking the rest of the

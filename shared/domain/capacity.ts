@@ -25,13 +25,16 @@ export function freeCapacity(inventory: Inventory, used: number): number {
 /**
  * Free capacity of every class of a provider, in whole units: what claim
  * conditions compare with whole amounts. Whole, it is also a number DynamoDB
- * can store: a ratio of 1e-300 would leave 8e-300, which it cannot.
+ * can store: a ratio of 1e-300 would leave 8e-300, which it cannot. It is
+ * capped at 2^53 - 1, the largest integer a double holds exactly (a ratio of
+ * 9e18 makes capacities the SDK refuses to write): one allocation asks for
+ * at most max_unit (below 2^31), so no claim or search compares differently.
  */
 export function freeCapacities(provider: Pick<Provider, 'inventories' | 'usages'>): Resources {
   return Object.fromEntries(
     Object.entries(provider.inventories).map(([resourceClass, inventory]) => [
       resourceClass,
-      freeCapacity(inventory, entryOf(provider.usages, resourceClass) ?? 0),
+      Math.min(freeCapacity(inventory, entryOf(provider.usages, resourceClass) ?? 0), Number.MAX_SAFE_INTEGER),
     ]),
   );
 }

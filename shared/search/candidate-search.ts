@@ -38,11 +38,6 @@ export interface SearchResult {
   itemsRead: number;
   /** True when the search stopped before seeing every tree: limit or cap reached, step budget or time spent. */
   truncated: boolean;
-  /**
-   * Before 1.29, with `limit`: the providers any candidate of the returned
-   * candidates' anchor trees uses, returned or not (upstream summarises those).
-   */
-  usedInAnchorTrees?: Set<string>;
 }
 
 /** Keeps distinct candidates up to a maximum. */
@@ -101,13 +96,11 @@ export async function searchCandidates(request: CandidateRequest, limits: Search
   if (named.some((uuid) => !inTreeRoots.has(uuid))) return { candidates: [], providers: new Map(), itemsRead: counter.items, truncated: false };
 
   let stopped = false;
-  const anchorTrees = new Map<string, AnchorTree>();
   const evaluate = (trees: SearchProvider[][], sharing: SearchProvider[]) => {
     for (const members of trees) {
       if (stopped) return;
       const tree = new AnchorTree(members, sharing);
       treesByRoot.set(tree.root.uuid, members);
-      anchorTrees.set(tree.root.uuid, tree);
       stopped = !candidatesForTree(tree, request, inTreeRoots, budget, (candidate) => collector.add(candidate));
     }
   };
@@ -148,17 +141,7 @@ export async function searchCandidates(request: CandidateRequest, limits: Search
   }
 
   const providers = await usedTrees(collector.candidates, treesByRoot, known, counter);
-  const result: SearchResult = { candidates: collector.candidates, providers, itemsRead: counter.items, truncated: collector.full || budget.exhausted };
-  if (!request.nestedAware && request.limit !== undefined) {
-    result.usedInAnchorTrees = new Set();
-    for (const anchor of new Set(collector.candidates.map((candidate) => candidate.anchor))) {
-      candidatesForTree(anchorTrees.get(anchor)!, request, inTreeRoots, budget, (candidate) => {
-        for (const { provider } of candidate.resources) result.usedInAnchorTrees!.add(provider);
-        return true;
-      });
-    }
-  }
-  return result;
+  return { candidates: collector.candidates, providers, itemsRead: counter.items, truncated: collector.full || budget.exhausted };
 }
 
 /** Where the seeded search starts: tree roots, and the aggregates whose every member is among the known providers. */

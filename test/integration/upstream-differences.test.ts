@@ -95,6 +95,49 @@ describe('answers as upstream where they once differed', () => {
     expect(answer.body.allocation_requests).toEqual([]);
   });
 
+  it('summarises before 1.29, with limit, what candidates left out use in the returned trees', async () => {
+    // Tree A holds a sharing provider S (shared with C through an aggregate): A and S each make a candidate.
+    const [a, s, c, aggregate] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+    const resourceClass = `CUSTOM_LIMIT_${a.slice(0, 8).toUpperCase()}`;
+    expect((await placement().put(`/resource_classes/${resourceClass}`, undefined)).status).toBe(201);
+    const stocked = { resource_provider_generation: 0, inventories: { [resourceClass]: { total: 100 } } };
+    await placement().post('/resource_providers', { name: `limit-a-${a}`, uuid: a });
+    await placement().put(`/resource_providers/${a}/inventories`, stocked);
+    await placement().post('/resource_providers', { name: `limit-s-${s}`, uuid: s, parent_provider_uuid: a });
+    await placement().put(`/resource_providers/${s}/inventories`, stocked);
+    await placement().put(`/resource_providers/${s}/traits`, { traits: ['MISC_SHARES_VIA_AGGREGATE'], resource_provider_generation: 1 });
+    await placement().put(`/resource_providers/${s}/aggregates`, { aggregates: [aggregate], resource_provider_generation: 2 });
+    await placement().post('/resource_providers', { name: `limit-c-${c}`, uuid: c });
+    await placement().put(`/resource_providers/${c}/aggregates`, { aggregates: [aggregate], resource_provider_generation: 0 });
+    for (const version of ['1.18', '1.28', '1.29']) {
+      const all = await placement().get(`/allocation_candidates?resources=${resourceClass}:10`, { version });
+      expect(all.body.allocation_requests).toHaveLength(2);
+      const limited = await placement().get(`/allocation_candidates?resources=${resourceClass}:10&limit=1`, { version });
+      expect(limited.body.allocation_requests).toHaveLength(1);
+      expect(Object.keys(limited.body.provider_summaries).sort()).toEqual([a, s].sort());
+    }
+  });
+
+  it('takes an allocation ratio of 9e18 and hands out what it allows', async () => {
+    const [uuid, consumer] = [randomUUID(), randomUUID()];
+    await placement().post('/resource_providers', { name: `huge-ratio-${uuid}`, uuid });
+    const inventory = { resource_provider_generation: 0, resource_class: 'DISK_GB', total: 8, allocation_ratio: 9223372036854776000 };
+    const created = await placement().post(`/resource_providers/${uuid}/inventories`, inventory, { version: '1.0' });
+    expect(created.status).toBe(201);
+    expect(created.body.allocation_ratio).toBe(9223372036854776000);
+    const candidates = await placement().get(`/allocation_candidates?resources=DISK_GB:20&in_tree=${uuid}`);
+    expect(candidates.body.provider_summaries[uuid].resources.DISK_GB).toEqual({ capacity: 73786976294838210000, used: 0 });
+    const claim = {
+      allocations: { [uuid]: { resources: { DISK_GB: 20 } } },
+      project_id: 'p',
+      user_id: 'u',
+      consumer_generation: null,
+      consumer_type: 'INSTANCE',
+    };
+    expect((await placement().put(`/allocations/${consumer}`, claim)).status).toBe(204);
+    expect((await placement().get(`/resource_providers/${uuid}/usages`)).body.usages).toEqual({ DISK_GB: 20 });
+  });
+
   it('answers a negative microversion with 406 and the supported range', async () => {
     const answer = await placement().get('/resource_providers', { version: null, headers: { 'openstack-api-version': 'placement -1.0' } });
     expect(answer.status).toBe(406);

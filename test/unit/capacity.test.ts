@@ -39,4 +39,11 @@ describe('capacity', () => {
     expect(() => checkAllocation(memory, 'MEMORY_MB', 1, 10)).toThrow(/would exceed the capacity/);
     expect(freeCapacities({ ...memory, usages: { MEMORY_MB: 4 } })).toEqual({ MEMORY_MB: 6 });
   });
+
+  it('stores free capacity past 2^53 as 2^53 - 1, which the SDK can write', () => {
+    const disk = host({ DISK_GB: inventory(8, { allocation_ratio: 9223372036854776000, max_unit: 2147483647 }) });
+    expect(capacity(disk.inventories.DISK_GB)).toBeGreaterThan(Number.MAX_SAFE_INTEGER);
+    expect(freeCapacities({ ...disk, usages: { DISK_GB: 20 } })).toEqual({ DISK_GB: Number.MAX_SAFE_INTEGER });
+    expect(fitsCapacity({ ...disk, usages: { DISK_GB: 20 } }, 'DISK_GB', 20)).toBe(true);
+  });
 });
