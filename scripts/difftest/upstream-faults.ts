@@ -167,7 +167,7 @@ function unorderedTraitSets(request: DiffRequest): string[][] {
  */
 const unknownTraitOfASet: UpstreamFault = {
   name: 'choice of one unknown trait among a set (Python set order)',
-  applies: (request, reference) => reference.status === 400 && NO_SUCH_TRAIT.test(JSON.stringify(reference.body ?? '')),
+  applies: (_request, reference) => reference.status === 400 && NO_SUCH_TRAIT.test(JSON.stringify(reference.body ?? '')),
   compare: (request, reference, target) => {
     const theirs = NO_SUCH_TRAIT.exec(JSON.stringify(reference.body ?? ''))?.[1];
     const ours = NO_SUCH_TRAIT.exec(JSON.stringify(target.body ?? ''))?.[1];

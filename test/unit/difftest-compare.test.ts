@@ -149,10 +149,10 @@ describe('limited candidates are checked against the unlimited answer', () => {
 
 describe("upstream's faults are allowed for narrowly", () => {
   const request = (path: string): DiffRequest => ({ method: 'GET', path, version: '1.39' });
-  const tolerate = (req: DiffRequest, a: Answer, b: Answer) => {
+  const tolerate = (req: DiffRequest, a: Answer, b: Answer, asked?: Answer) => {
     const [ref, tgt] = [normaliseAnswer(a, reference), normaliseAnswer(b, target)];
     const fault = UPSTREAM_FAULTS.find((known) => known.applies(req, ref));
-    return fault ? fault.compare(req, ref, tgt) : compareNormalised(ref, tgt);
+    return fault ? fault.compare(req, ref, tgt, asked && normaliseAnswer(asked, reference)) : compareNormalised(ref, tgt);
   };
   const conflict = (detail: string) => ({ errors: [{ status: 409, title: 'Conflict', detail, code: 'placement.undefined_code' }] });
 
@@ -184,6 +184,44 @@ describe("upstream's faults are allowed for narrowly", () => {
     expect(tolerate(request(path), answer(200, upstream), answer(200, missing)).join(' ')).toContain('only reference has a candidate');
     // Not the fault: the same amounts requested once each, or group_policy=none (upstream copies then).
     expect(tolerate(request('/allocation_candidates?resources=VCPU:4'), answer(200, upstream), answer(200, right))).toHaveLength(1);
-    expect(tolerate(request(`${path}&group_policy=none`), answer(200, upstream), answer(200, right))).toHaveLength(1);
+    expect(tolerate(request(`${path}&group_policy=none`), answer(200, upstream), answer(200, right))).not.toEqual([]);
+  });
+
+  it('an upper-case uuid in a GET: the target answers what upstream answers in lower case', () => {
+    const path = `/resource_providers/${RP1.toUpperCase()}`;
+    const fault = UPSTREAM_FAULTS.find((known) => known.applies(request(path), normaliseAnswer(answer(404, {}), reference)))!;
+    expect(fault.ask!(request(path)).path).toBe(`/resource_providers/${RP1}`);
+    const found = { uuid: RP1 };
+    expect(tolerate(request(path), answer(404, { errors: [] }), answer(200, found), answer(200, found))).toEqual([]);
+    expect(tolerate(request(path), answer(404, { errors: [] }), answer(200, { uuid: RP2 }), answer(200, found))).toHaveLength(1);
+    const put = { method: 'PUT', path, version: '1.39' } as DiffRequest;
+    expect(tolerate(put, answer(404, { errors: [] }), answer(200, found))).toHaveLength(3);
+  });
+
+  it('an unknown trait named among several of one set, only of that set', () => {
+    const unknown = (trait: string) => ({ errors: [{ status: 400, detail: `No such trait(s): ${trait}.` }] });
+    const path = '/allocation_candidates?resources=VCPU:1&required=in:CUSTOM_A,CUSTOM_B&required=!CUSTOM_C,!CUSTOM_D&required=CUSTOM_E';
+    expect(tolerate(request(path), answer(400, unknown('CUSTOM_A')), answer(400, unknown('CUSTOM_B')))).toEqual([]);
+    expect(tolerate(request(path), answer(400, unknown('CUSTOM_C')), answer(400, unknown('CUSTOM_D')))).toEqual([]);
+    expect(tolerate(request(path), answer(400, unknown('CUSTOM_A')), answer(400, unknown('CUSTOM_E')))).toHaveLength(1);
+    expect(tolerate(request(path), answer(400, unknown('CUSTOM_B')), answer(400, unknown('CUSTOM_C')))).toHaveLength(1);
+  });
+
+  it("the unnamed group's sharing candidates under one tree: the target keeps upstream's and adds only sharing ones", () => {
+    const path = '/allocation_candidates?resources=DISK_GB:10&resources1=VCPU:2';
+    const summary = (root: string) => ({ resources: {}, root_provider_uuid: root });
+    const own = { allocations: { [RP1]: { resources: { DISK_GB: 10, VCPU: 2 } } } };
+    const shared = { allocations: { [RP2]: { resources: { VCPU: 2 } }, [RP3]: { resources: { DISK_GB: 10 } } } };
+    const upstream = { allocation_requests: [own], provider_summaries: { [RP1]: summary(RP1) } };
+    const ours = { allocation_requests: [own, shared], provider_summaries: { [RP1]: summary(RP1), [RP2]: summary(RP2), [RP3]: summary(RP3) } };
+    expect(tolerate(request(path), answer(200, upstream), answer(200, ours))).toEqual([]);
+    const notSharing = {
+      allocation_requests: [own, { allocations: { [RP2]: { resources: { DISK_GB: 10, VCPU: 2 } } } }],
+      provider_summaries: ours.provider_summaries,
+    };
+    expect(tolerate(request(path), answer(200, upstream), answer(200, notSharing))).toHaveLength(1);
+    expect(tolerate(request(path), answer(200, upstream), answer(200, { ...ours, allocation_requests: [shared] }))).toHaveLength(1);
+    // One group only: not the fault.
+    expect(tolerate(request('/allocation_candidates?resources=DISK_GB:10'), answer(200, upstream), answer(200, ours))).not.toEqual([]);
   });
 });
