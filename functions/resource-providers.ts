@@ -63,7 +63,8 @@ function listQuerySchema(request: PlacementRequest) {
   return schemas.LIST_RESOURCE_PROVIDERS_QUERY_1_0;
 }
 
-const unknownTraits = (names: string[]) => badRequest(`Invalid trait(s) in "required" parameter: No such trait(s): ${names.join(', ')}.`);
+/** Upstream looks traits up one by one and names the first it does not know. */
+const unknownTrait = (name: string) => badRequest(`Invalid trait(s) in "required" parameter: No such trait(s): ${name}.`);
 
 /**
  * Unknown names are 400s, but upstream looks them up as it applies the
@@ -85,12 +86,12 @@ async function emptyBeforeUnknownName(
   if (missingTraits.length === 0 && missingClasses.length === 0) return false;
   if (inTree !== undefined && (await getProvider(inTree)) === undefined) return true;
   if (required) {
-    const missingRequired = required.anyOf.flat().filter((name) => missingTraits.includes(name));
-    if (missingRequired.length > 0) throw unknownTraits(missingRequired);
+    const missingRequired = required.anyOf.flat().find((name) => missingTraits.includes(name));
+    if (missingRequired !== undefined) throw unknownTrait(missingRequired);
     const anyOf = { anyOf: required.anyOf, forbidden: [] };
     if (required.anyOf.length > 0 && !(await listProviders()).some((provider) => satisfies(provider.traits, anyOf))) return true;
-    const missingForbidden = required.forbidden.filter((name) => missingTraits.includes(name));
-    if (missingForbidden.length > 0) throw unknownTraits(missingForbidden);
+    const missingForbidden = required.forbidden.find((name) => missingTraits.includes(name));
+    if (missingForbidden !== undefined) throw unknownTrait(missingForbidden);
   }
   if (memberOf && memberOf.anyOf.length > 0 && !(await someProviderInEvery(memberOf.anyOf))) return true;
   throw badRequest(`Invalid resource class in resources parameter: No such resource class ${missingClasses[0]}.`);

@@ -138,6 +138,13 @@ describe('answers as upstream where they once differed', () => {
     expect((await placement().get(`/resource_providers/${uuid}/usages`)).body.usages).toEqual({ DISK_GB: 20 });
   });
 
+  it('names the first unknown trait of a provider listing, not every one', async () => {
+    const named = async (required: string) =>
+      (await placement().get(`/resource_providers?required=${required}`)).body.errors[0].detail.split('\n\n ')[1].trim();
+    expect(await named('CUSTOM_NOT_X1,CUSTOM_NOT_X2')).toBe('Invalid trait(s) in "required" parameter: No such trait(s): CUSTOM_NOT_X1.');
+    expect(await named('CUSTOM_NOT_X2,CUSTOM_NOT_X1')).toBe('Invalid trait(s) in "required" parameter: No such trait(s): CUSTOM_NOT_X2.');
+  });
+
   it('answers a negative microversion with 406 and the supported range', async () => {
     const answer = await placement().get('/resource_providers', { version: null, headers: { 'openstack-api-version': 'placement -1.0' } });
     expect(answer.status).toBe(406);
