@@ -186,7 +186,7 @@ export function checkLimited(limited: Normalised, unlimited: Normalised, limit: 
 }
 
 /** The provider uuids one allocation request uses (list form before 1.12, dict form after). */
-function providersOf(candidate: unknown): string[] {
+export function providersOf(candidate: unknown): string[] {
   const allocations = (candidate as { allocations?: unknown }).allocations;
   if (Array.isArray(allocations)) return allocations.map((item) => (item as { resource_provider: { uuid: string } }).resource_provider.uuid);
   return Object.keys((allocations as Record<string, unknown>) ?? {});

@@ -5,7 +5,7 @@
  * service's answer is then checked against what is right instead of against
  * upstream's: the run reports these as tolerated, never as passed unseen.
  */
-import { canonical, compareNormalised, type Normalised } from './compare.js';
+import { canonical, compareNormalised, providersOf, type Normalised } from './compare.js';
 import type { DiffRequest } from './scenario.js';
 
 export interface UpstreamFault {
@@ -179,13 +179,6 @@ const unknownTraitOfASet: UpstreamFault = {
 
 type Summaries = Record<string, { root_provider_uuid?: string }>;
 type CandidatesBody = { allocation_requests?: unknown[]; provider_summaries?: Summaries };
-
-/** The providers of one allocation request (list form before 1.12, dict form after). */
-function providersOf(candidate: unknown): string[] {
-  const allocations = (candidate as { allocations?: unknown }).allocations;
-  if (Array.isArray(allocations)) return allocations.map((item) => (item as { resource_provider: { uuid: string } }).resource_provider.uuid);
-  return Object.keys((allocations as Record<string, unknown>) ?? {});
-}
 
 /**
  * The unnamed group of a candidates request with granular groups too: upstream
