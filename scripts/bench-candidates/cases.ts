@@ -1,0 +1,178 @@
+/** The cases: candidate requests on clouds of each size, and the wide tree. */
+import { batchWrite } from '../lib/batch-write.js';
+import { SEED, WIDE_TIMEOUT_MS, FLAVOR, log } from './settings.js';
+import { buildCloud, usagesOf, ourItems } from './cloud.js';
+import { OurService, loadReference } from './services.js';
+import { Measured, fail, api, get, measure } from './requests.js';
+
+// ---------------------------------------------------------------- one size
+
+export interface CaseRow {
+  name: string;
+  ours: Omit<Measured, 'body'>;
+  reference: Omit<Measured, 'body'>;
+}
+
+export interface SizeResult {
+  size: number;
+  providers: number;
+  consumers: number;
+  ourItems: number;
+  ourLoadSeconds: number;
+  referenceRows: number;
+  referenceLoadSeconds: number;
+  cases: CaseRow[];
+  checks: string[];
+}
+
+export const withoutBody = ({ body: _body, ...rest }: Measured) => rest;
+export const seconds = (started: number) => (performance.now() - started) / 1000;
+/** Candidates as comparable strings, whatever order a service lists providers and classes in. */
+export const candidateSet = (body: any) =>
+  new Set<string>(
+    body.allocation_requests.map((request: any) =>
+      Object.entries(request.allocations as Record<string, { resources: Record<string, number> }>)
+        .flatMap(([provider, { resources }]) => Object.entries(resources).map(([resourceClass, amount]) => `${provider}/${resourceClass}/${amount}`))
+        .sort()
+        .join(','),
+    ),
+  );
+
+export async function runSize(size: number, service: OurService, referenceUrl: string): Promise<SizeResult> {
+  const cloud = buildCloud(size, SEED);
+  const usages = usagesOf(cloud);
+  log(`N=${size}: ${cloud.providers.length} providers, ${cloud.consumers.size} consumers`);
+
+  let started = performance.now();
+  const items = ourItems(cloud, usages);
+  await batchWrite(items);
+  const ourLoadSeconds = seconds(started);
+  log(`N=${size}: ours loaded, ${items.length} items in ${ourLoadSeconds.toFixed(1)} s`);
+  started = performance.now();
+  const referenceRows = loadReference(cloud);
+  const referenceLoadSeconds = seconds(started);
+  log(`N=${size}: reference loaded, ${referenceRows} rows in ${referenceLoadSeconds.toFixed(1)} s`);
+
+  const checks: string[] = [];
+  for (const [name, url] of [
+    ['ours', service.url],
+    ['reference', referenceUrl],
+  ] as const) {
+    const listed = (await get(url, '/resource_providers')).body.resource_providers.length;
+    if (listed !== cloud.providers.length) fail(`${name} lists ${listed} providers, the cloud has ${cloud.providers.length}`);
+    // A nested node, one of its PFs and a sharing provider: the usages the API reports are the cloud's.
+    const nested = cloud.providers.find((provider) => provider.children.length > 0)!;
+    const samples = [nested, cloud.providers.find((provider) => provider.parentUuid === nested.uuid)!, cloud.providers[0]!];
+    for (const provider of samples) {
+      const reported = (await get(url, `/resource_providers/${provider.uuid}/usages`)).body.usages;
+      const unused = Object.fromEntries(Object.keys(provider.inventories).map((resourceClass) => [resourceClass, 0]));
+      const expected = { ...unused, ...usages.get(provider.uuid) };
+      if (JSON.stringify(Object.entries(reported).sort()) !== JSON.stringify(Object.entries(expected).sort())) {
+        fail(`${name}: usages of ${provider.name} are ${JSON.stringify(reported)}, expected ${JSON.stringify(expected)}`);
+      }
+    }
+    checks.push(`N=${size} ${name}: GET /resource_providers lists all ${listed} providers; sampled usages match the cloud`);
+  }
+
+  const requests = [
+    ['(a) nova-like', `${FLAVOR}&limit=1000`],
+    ['(b) + required=AVX2 & member_of', `${FLAVOR}&required=HW_CPU_X86_AVX2&member_of=${cloud.aggregates[0]}&limit=1000`],
+    ['(c) granular nested, isolate', `${FLAVOR}&resources1=SRIOV_NET_VF:1&resources2=SRIOV_NET_VF:1&group_policy=isolate&limit=1000`],
+  ] as const;
+  const cases: CaseRow[] = [];
+  for (const [name, query] of requests) {
+    log(`N=${size}: ${name}`);
+    const [ours, reference] = await measure([service, { url: referenceUrl }], `/allocation_candidates?${query}`);
+    cases.push({ name, ours: withoutBody(ours), reference: withoutBody(reference) });
+    // Below the limit both must find the very same candidates.
+    if (reference.count < 1000) {
+      const same = JSON.stringify([...candidateSet(ours.body)].sort()) === JSON.stringify([...candidateSet(reference.body)].sort());
+      checks.push(`N=${size} ${name}: ${same ? 'same' : 'DIFFERENT'} candidates on both (${ours.count} / ${reference.count})`);
+    }
+  }
+  return {
+    size,
+    providers: cloud.providers.length,
+    consumers: cloud.consumers.size,
+    ourItems: items.length,
+    ourLoadSeconds,
+    referenceRows,
+    referenceLoadSeconds,
+    cases,
+    checks,
+  };
+}
+
+// ---------------------------------------------------------------- the wide tree
+
+export interface WideResult {
+  limited: Omit<Measured, 'body'> & { invalid: number; distinct: number };
+  unlimited: { status: number; count: number; bytes: number; ms: number; items: number; invalid: number };
+  reference: { status: number; count: number; ms: number } | 'timed out';
+}
+
+export const WIDE_CHILDREN = 8;
+export const WIDE_QUERY = `${Array.from({ length: WIDE_CHILDREN }, (_, n) => `resources${n + 1}=CUSTOM_WIDE:1`).join('&')}&group_policy=isolate`;
+
+/** One root with 8 children of one CUSTOM_WIDE each, through the API; returns the children. */
+export async function createWideTree(url: string): Promise<Set<string>> {
+  const expect = async (response: Promise<{ status: number; text: string; body: any }>, what: string) => {
+    const { status, text, body } = await response;
+    if (status >= 300) fail(`${what}: ${status} ${text.slice(0, 300)}`);
+    return body;
+  };
+  await expect(api(url, 'PUT', '/resource_classes/CUSTOM_WIDE'), 'PUT /resource_classes/CUSTOM_WIDE');
+  const root = (await expect(api(url, 'POST', '/resource_providers', { name: 'wide-root' }), 'POST root')).uuid as string;
+  const children = new Set<string>();
+  for (let n = 0; n < WIDE_CHILDREN; n++) {
+    const child = await expect(api(url, 'POST', '/resource_providers', { name: `wide-${n}`, parent_provider_uuid: root }), 'POST child');
+    const inventories = { resource_provider_generation: child.generation, inventories: { CUSTOM_WIDE: { total: 1 } } };
+    await expect(api(url, 'PUT', `/resource_providers/${child.uuid}/inventories`, inventories), 'PUT inventories');
+    children.add(child.uuid);
+  }
+  return children;
+}
+
+/** Valid: 8 distinct children, one unit each, each group mapped to its own one. */
+export function invalidWideCandidates(body: any, children: Set<string>): number {
+  return body.allocation_requests.filter((request: any) => {
+    const allocations = Object.entries(request.allocations) as [string, any][];
+    const mapped = Object.values(request.mappings).flat();
+    return (
+      allocations.length !== WIDE_CHILDREN ||
+      !allocations.every(([uuid, { resources }]) => children.has(uuid) && JSON.stringify(resources) === '{"CUSTOM_WIDE":1}') ||
+      Object.keys(request.mappings).length !== WIDE_CHILDREN ||
+      new Set(mapped).size !== WIDE_CHILDREN
+    );
+  }).length;
+}
+
+export async function runWide(service: OurService, referenceUrl: string): Promise<WideResult> {
+  const children = await createWideTree(service.url);
+  log('wide tree: ours, limit=1000');
+  const [{ body, ...limited }] = await measure([service], `/allocation_candidates?${WIDE_QUERY}&limit=1000`);
+  const distinct = new Set(body.allocation_requests.map((request: any) => JSON.stringify(request.mappings))).size;
+
+  log('wide tree: ours, no limit');
+  const whole = await api(service.url, 'GET', `/allocation_candidates?${WIDE_QUERY}`);
+  const unlimited = {
+    status: whole.status,
+    count: whole.body?.allocation_requests?.length ?? 0,
+    bytes: Buffer.byteLength(whole.text),
+    ms: whole.ms,
+    items: (await service.usage(whole.requestId)).items,
+    invalid: whole.status === 200 ? invalidWideCandidates(whole.body, children) : 0,
+  };
+
+  log(`wide tree: reference, limit=1000 (gives up after ${WIDE_TIMEOUT_MS / 1000} s)`);
+  await createWideTree(referenceUrl);
+  let reference: WideResult['reference'];
+  try {
+    const answer = await api(referenceUrl, 'GET', `/allocation_candidates?${WIDE_QUERY}&limit=1000`, undefined, AbortSignal.timeout(WIDE_TIMEOUT_MS));
+    reference = { status: answer.status, count: answer.body?.allocation_requests?.length ?? 0, ms: answer.ms };
+  } catch (error) {
+    if ((error as Error).name !== 'TimeoutError') throw error;
+    reference = 'timed out';
+  }
+  return { limited: { ...limited, invalid: invalidWideCandidates(body, children), distinct }, unlimited, reference };
+}
