@@ -9,5 +9,12 @@ export default defineConfig({
     // and 320 contending claims as long, and slow is not broken (benchmarks measure speed).
     testTimeout: 600_000,
     hookTimeout: 600_000,
+    // npm run test:coverage: the product's coverage (the handlers, shared/ and the local runtime), reported even when a test fails.
+    coverage: {
+      provider: 'v8',
+      include: ['functions/**/*.ts', 'shared/**/*.ts', 'local/**/*.ts'],
+      reporter: ['text-summary', 'json-summary'],
+      reportOnFailure: true,
+    },
   },
 });
