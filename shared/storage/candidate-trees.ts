@@ -25,6 +25,7 @@ import { fromSearchItem, listAggregateMembers as listProviderAggregateMembers, S
 import { batchGet, queryAll, queryPage, withProjection, type Item } from './reads.js';
 import { allShards, providerKey, SHARING_PK, sharingPartition } from './keys.js';
 import { BY_SHARD_INDEX } from './table-definition.js';
+import { stringField } from './item-fields.js';
 
 /** Counts the items read by one search. */
 export class ReadCounter {
@@ -46,7 +47,7 @@ export async function listSharingProviders(counter: ReadCounter, aggregates?: st
   const markers = await Promise.all(
     partitions.map((pk) => queryEverything({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } }, counter)),
   );
-  return getProvidersForSearch([...new Set(markers.flat().map((marker) => marker.uuid as string))], counter);
+  return getProvidersForSearch([...new Set(markers.flat().map((marker) => stringField(marker, 'uuid')))], counter);
 }
 
 /** The uuids of the providers in any of the aggregates. */

@@ -6,7 +6,8 @@
  */
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from './client.js';
-import { batchGet, getItem, queryAll } from './reads.js';
+import { batchGet, getItem, queryAll, type Item } from './reads.js';
+import { booleanField, numberField, stringField } from './item-fields.js';
 import { RESOURCE_CLASSES_PK, TRAITS_PK, type Key } from './keys.js';
 import { readPlanCommit, type Write } from './transaction.js';
 import { untilAllProcessed } from './retry.js';
@@ -21,6 +22,17 @@ export interface CatalogEntry {
   refs: number;
   createdAt: string;
   updatedAt: string;
+}
+
+/** The one decoder of catalog entries (the writes below put them). */
+function entryFromItem(item: Item): CatalogEntry {
+  return {
+    name: stringField(item, 'name'),
+    standard: booleanField(item, 'standard'),
+    refs: numberField(item, 'refs'),
+    createdAt: stringField(item, 'createdAt'),
+    updatedAt: stringField(item, 'updatedAt'),
+  };
 }
 
 export class Catalog {
@@ -59,23 +71,25 @@ export class Catalog {
   }
 
   async list(): Promise<CatalogEntry[]> {
-    return (await queryAll({
+    const items = await queryAll({
       KeyConditionExpression: 'pk = :pk',
       ExpressionAttributeValues: { ':pk': this.partition },
       ConsistentRead: true,
-    })) as unknown as CatalogEntry[];
+    });
+    return items.map(entryFromItem);
   }
 
   /** Strongly consistent reads of the named entries; missing names are absent from the map. */
   async getMany(names: Iterable<string>): Promise<Map<string, CatalogEntry>> {
     const possible = [...new Set(names)].filter((name) => this.couldHold(name));
-    const items = (await batchGet(possible.map((name) => this.key(name)))) as unknown as CatalogEntry[];
-    return new Map(items.map((entry) => [entry.name, entry]));
+    const entries = (await batchGet(possible.map((name) => this.key(name)))).map(entryFromItem);
+    return new Map(entries.map((entry) => [entry.name, entry]));
   }
 
   async get(name: string): Promise<CatalogEntry | undefined> {
     if (!this.couldHold(name)) return undefined;
-    return (await getItem(this.key(name))) as CatalogEntry | undefined;
+    const item = await getItem(this.key(name));
+    return item && entryFromItem(item);
   }
 
   /** Adds a custom entry; `onExists` is the error when the name is taken. */

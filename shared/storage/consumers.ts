@@ -18,18 +18,20 @@ import {
 } from './keys.js';
 import { BY_GROUP_INDEX } from './table-definition.js';
 import type { Write } from './transaction.js';
+import { numberField, numberMapField, numberMapsField, optionalStringField, stringField } from './item-fields.js';
 import { providerChangeWrites, providerChangesWrites, providerFromItem, type ProviderChange, type ProviderChangeErrors } from './providers.js';
 
+/** The one decoder of consumer items (consumerWrite puts them). */
 function fromItem(item: Item): Consumer {
   return {
-    uuid: item.uuid as string,
-    projectId: item.projectId as string,
-    userId: item.userId as string,
-    generation: item.generation as number,
-    consumerType: item.consumerType as string | undefined,
-    allocations: (item.allocations as Consumer['allocations']) ?? {},
-    createdAt: item.createdAt as string,
-    updatedAt: item.updatedAt as string,
+    uuid: stringField(item, 'uuid'),
+    projectId: stringField(item, 'projectId'),
+    userId: stringField(item, 'userId'),
+    generation: numberField(item, 'generation'),
+    consumerType: optionalStringField(item, 'consumerType'),
+    allocations: numberMapsField(item, 'allocations'),
+    createdAt: stringField(item, 'createdAt'),
+    updatedAt: stringField(item, 'updatedAt'),
   };
 }
 
@@ -40,7 +42,7 @@ export async function getConsumer(uuid: string): Promise<Consumer | undefined> {
 
 export async function getConsumers(uuids: string[]): Promise<Map<string, Consumer>> {
   const items = await batchGet([...new Set(uuids)].map(consumerKey));
-  return new Map(items.map((item) => [item.uuid as string, fromItem(item)]));
+  return new Map(items.map((item) => [stringField(item, 'uuid'), fromItem(item)]));
 }
 
 /** A provider and what each consumer holds on it (consumer uuid to resources). */
@@ -65,7 +67,7 @@ export async function getProviderAllocations(providerUuid: string): Promise<Prov
   const allocations = new Map<string, Resources>();
   for (const item of items) {
     if (item.sk === PROVIDER_SK) provider = providerFromItem(item);
-    else if ((item.sk as string).startsWith(ALLOCATION_PREFIX)) allocations.set(item.consumerUuid as string, item.resources as Resources);
+    else if (stringField(item, 'sk').startsWith(ALLOCATION_PREFIX)) allocations.set(stringField(item, 'consumerUuid'), numberMapField(item, 'resources'));
   }
   return provider && { provider, allocations };
 }

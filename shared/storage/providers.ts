@@ -21,6 +21,7 @@ import { SHARING_TRAIT } from '../domain/standard-catalog.js';
 import { BY_SHARD_INDEX } from './table-definition.js';
 import { MAX_TRANSACTION_ITEMS, type Write } from './transaction.js';
 import { resourceClasses, traits } from './catalog.js';
+import { nullableStringField, numberField, numberMapField, stringField, stringListField, stringSetField } from './item-fields.js';
 
 /**
  * Inventories are stored as one JSON string of number tuples, not as a map
@@ -76,24 +77,25 @@ export const SEARCH_PROJECTION: Projection = projectionOf(SEARCH_FIELDS);
 
 export function fromSearchItem(item: Item): SearchProvider {
   return {
-    uuid: item.uuid as string,
-    parentUuid: (item.parentUuid as string | null) ?? null,
-    rootUuid: item.rootUuid as string,
+    uuid: stringField(item, 'uuid'),
+    parentUuid: nullableStringField(item, 'parentUuid'),
+    rootUuid: stringField(item, 'rootUuid'),
     inventories: unpackInventories(item.inventories),
-    usages: (item.usages as Provider['usages']) ?? {},
-    traits: (item.traits as string[]) ?? [],
-    aggregates: (item.aggregates as string[]) ?? [],
-    children: item.children instanceof Set ? [...(item.children as Set<string>)].sort() : [],
+    usages: numberMapField(item, 'usages'),
+    traits: stringListField(item, 'traits'),
+    aggregates: stringListField(item, 'aggregates'),
+    children: stringSetField(item, 'children'),
   };
 }
 
+/** The one decoder of provider items (toItem is their one encoder). */
 export function providerFromItem(item: Item): Provider {
   return {
     ...fromSearchItem(item),
-    name: item.name as string,
-    generation: item.generation as number,
-    createdAt: item.createdAt as string,
-    updatedAt: item.updatedAt as string,
+    name: stringField(item, 'name'),
+    generation: numberField(item, 'generation'),
+    createdAt: stringField(item, 'createdAt'),
+    updatedAt: stringField(item, 'updatedAt'),
   };
 }
 
@@ -112,14 +114,15 @@ export async function getProvider(uuid: string): Promise<Provider | undefined> {
 export async function getProviders(uuids: Iterable<string>, { consistent = true }: { consistent?: boolean } = {}): Promise<Map<string, Provider>> {
   const wanted = [...new Set(uuids)];
   const items = await batchGet(wanted.map(providerKey), { consistent });
-  const found = new Map(items.map((item) => [item.uuid as string, providerFromItem(item)]));
+  const found = new Map(items.map((item) => [stringField(item, 'uuid'), providerFromItem(item)]));
   const missed = wanted.filter((uuid) => !found.has(uuid));
   if (!consistent && missed.length > 0) for (const [uuid, provider] of await getProviders(missed)) found.set(uuid, provider);
   return found;
 }
 
 export async function findProviderUuidByName(name: string): Promise<string | undefined> {
-  return (await getItem(providerNameKey(name)))?.uuid as string | undefined;
+  const item = await getItem(providerNameKey(name));
+  return item && stringField(item, 'uuid');
 }
 
 /**
@@ -190,10 +193,10 @@ const CAPACITY_PROJECTION: Projection = projectionOf(CAPACITY_FIELDS);
  */
 export async function listProviderCapacities(): Promise<Pick<Provider, (typeof CAPACITY_FIELDS)[number]>[]> {
   return (await queryEveryShard(CAPACITY_PROJECTION)).map((item) => ({
-    uuid: item.uuid as string,
-    name: item.name as string,
+    uuid: stringField(item, 'uuid'),
+    name: stringField(item, 'name'),
     inventories: unpackInventories(item.inventories),
-    usages: (item.usages as Provider['usages']) ?? {},
+    usages: numberMapField(item, 'usages'),
   }));
 }
 
@@ -215,7 +218,7 @@ export async function listAggregateMembers(aggregates: string[], onPage?: (scann
       queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': aggregatePartition(aggregate) } }, onPage),
     ),
   );
-  return [...new Set(pages.flat().map((item) => item.uuid as string))];
+  return [...new Set(pages.flat().map((item) => stringField(item, 'uuid')))];
 }
 
 /**
