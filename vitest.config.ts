@@ -9,12 +9,14 @@ export default defineConfig({
     // and 320 contending claims as long, and slow is not broken (benchmarks measure speed).
     testTimeout: 600_000,
     hookTimeout: 600_000,
-    // npm run test:coverage: the product's coverage (the handlers, shared/ and the local runtime), reported even when a test fails.
+    // npm test: the product's coverage (the handlers, shared/ and the local runtime), reported even when a test fails.
     coverage: {
       provider: 'v8',
       include: ['functions/**/*.ts', 'shared/**/*.ts', 'local/**/*.ts'],
       reporter: ['text-summary', 'json-summary'],
       reportOnFailure: true,
+      // The floor: today's full run (93.71 / 87.79 / 94.77 / 95.57 %) rounded down; raise it as coverage grows.
+      thresholds: { statements: 93, branches: 87, functions: 94, lines: 95 },
     },
   },
 });
