@@ -8,18 +8,17 @@
 import { randomUUID } from 'node:crypto';
 import { startLocalService } from '../local/service.js';
 import { takeConsumedCapacity } from '../shared/storage/consumed-capacity.js';
+import { PlacementClient } from './lib/placement-client.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 400);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const PROVIDERS = 50;
 
 const service = await startLocalService({ port: 0 });
-const headers = { 'x-auth-token': 'admin', 'openstack-api-version': 'placement 1.39', 'content-type': 'application/json' };
+const placement = new PlacementClient(service.url, { version: '1.39' });
 
 async function call(method: string, path: string, body?: unknown): Promise<number> {
-  const response = await fetch(`${service.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  await response.arrayBuffer();
-  return response.status;
+  return (await placement.request(method, path, { json: body })).status;
 }
 
 async function measure(name: string, request: (n: number) => Promise<number>) {

@@ -21,16 +21,19 @@ import { HANDLER_FAMILIES } from '../infra/settings.js';
 import type { HandlerName } from '../shared/http/routes.js';
 import { toEvent } from '../local/api-gateway-adapter.js';
 import { startLocalService } from '../local/service.js';
+import { PlacementClient } from './lib/placement-client.js';
 
 const RUNS = Number(process.env.BUNDLE_RUNS ?? 5);
 const SIZE_TARGET_KB = 400;
 const COLD_TARGET_MS = 150;
 
 const service = await startLocalService({ port: Number(process.env.PORT ?? 8792) });
+// The headers of the requests and of the handler events built below.
 const headers = { 'x-auth-token': 'admin', 'openstack-api-version': 'placement latest', 'content-type': 'application/json' };
+const placement = new PlacementClient(service.url, { headers });
 async function call(method: string, path: string, body?: unknown): Promise<void> {
-  const response = await fetch(`${service.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+  const response = await placement.request(method, path, { json: body });
+  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${response.text}`);
 }
 const provider = randomUUID();
 const claim = () => ({

@@ -1,4 +1,5 @@
 /** Timed requests: one at a time, alternating between the services. */
+import { PlacementClient } from '../lib/placement-client.js';
 import { RUNS, WARMUPS, INTERLEAVE, HEADERS } from './settings.js';
 
 // ---------------------------------------------------------------- requests
@@ -26,19 +27,15 @@ export const fail = (message: string): never => {
 export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 export const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 
+const clients = new Map<string, PlacementClient>();
+
 /** One request; `ms` runs until the whole body has arrived, before the client parses it. */
-export async function api(url: string, method: string, path: string, body?: unknown, signal?: AbortSignal) {
-  const started = performance.now();
-  const response = await fetch(`${url}${path}`, {
-    method,
-    headers: { ...HEADERS, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal,
-  });
-  const text = await response.text();
-  const ms = performance.now() - started;
+export async function api(url: string, method: string, path: string, body?: unknown, timeoutMs?: number) {
+  let placement = clients.get(url);
+  if (placement === undefined) clients.set(url, (placement = new PlacementClient(url, { headers: HEADERS })));
+  const response = await placement.request(method, path, { json: body, timeoutMs });
   const requestId = response.headers.get('x-openstack-request-id') ?? '';
-  return { status: response.status, ms, text, body: text ? JSON.parse(text) : undefined, requestId };
+  return { status: response.status, ms: response.ms, text: response.text, body: response.body, requestId };
 }
 
 export async function get(url: string, path: string) {
