@@ -1,13 +1,14 @@
 /**
  * `npm run bench`: latency and throughput of the hot CRUD calls through the
- * local server (API Gateway adapter + Lambda handlers + DynamoDB Local), and
- * the DynamoDB capacity one claim consumes. Prints a table; asserts nothing.
+ * local server (API Gateway adapter + Lambda handlers + DynamoDB Local).
+ * Prints a table; asserts nothing. The units a claim consumes are counted per
+ * request, in the metric records: `npm run cost-report` and bench:region
+ * report them.
  *
  *   BENCH_REQUESTS (default 400) per operation, BENCH_CONCURRENCY (default 8).
  */
 import { randomUUID } from 'node:crypto';
 import { startLocalService } from '../local/service.js';
-import { takeConsumedCapacity } from '../shared/storage/consumed-capacity.js';
 import { PlacementClient } from './lib/placement-client.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 400);
@@ -61,10 +62,6 @@ const claim = (provider: string) => ({
   consumer_type: 'INSTANCE',
 });
 
-takeConsumedCapacity();
-const probe = await call('PUT', `/allocations/${randomUUID()}`, claim(providers[0]!));
-const oneClaim = takeConsumedCapacity();
-
 const rows = [
   await measure('PUT /allocations/{consumer}', (n) => call('PUT', `/allocations/${randomUUID()}`, claim(providers[n % PROVIDERS]!))),
   await measure('GET /resource_providers/{uuid}/usages', (n) => call('GET', `/resource_providers/${providers[n % PROVIDERS]}/usages`)),
@@ -77,4 +74,3 @@ console.log(`\n${REQUESTS} requests per operation, ${CONCURRENCY} concurrent cli
 console.log('| operation | p50 ms | p95 ms | req/s | non-2xx |');
 console.log('|---|---|---|---|---|');
 for (const row of rows) console.log(`| ${row.name} | ${row.p50} | ${row.p95} | ${row.throughput} | ${row.failures} |`);
-console.log(`\nOne claim (status ${probe}): ${oneClaim.read} read units, ${oneClaim.write} write units consumed (as DynamoDB reports them).`);
