@@ -8,7 +8,7 @@ import { gunzipSync } from 'node:zlib';
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Provider } from '../../shared/domain/model.js';
+import { makeProvider } from '../support/fixtures.js';
 import { MAX_RESPONSE_BYTES } from '../../shared/http/middleware/response-size.js';
 import { providerChangeWrites } from '../../shared/storage/providers.js';
 import type { Item } from '../../shared/storage/reads.js';
@@ -41,20 +41,7 @@ const uuids = Array.from({ length: PROVIDERS }, () => randomUUID());
 beforeAll(async () => {
   const now = new Date().toISOString();
   const items: Item[] = uuids.flatMap((uuid, n) => {
-    const provider: Provider = {
-      uuid,
-      name: `${String(n).padStart(6, '0')}-${'x'.repeat(193)}`,
-      generation: 0,
-      parentUuid: null,
-      rootUuid: uuid,
-      inventories: {},
-      usages: {},
-      traits: [],
-      aggregates: [],
-      children: [],
-      createdAt: now,
-      updatedAt: now,
-    };
+    const provider = makeProvider(uuid, { name: `${String(n).padStart(6, '0')}-${'x'.repeat(193)}`, generation: 0, createdAt: now, updatedAt: now });
     return providerChangeWrites(undefined, provider).flatMap((write) => (write.item.Put ? [write.item.Put.Item as Item] : []));
   });
   await batchWrite(items);
