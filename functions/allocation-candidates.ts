@@ -16,7 +16,7 @@ import { capacity } from '../shared/domain/capacity.js';
 import { entryOf, type SearchProvider } from '../shared/domain/model.js';
 import * as schemas from '../shared/schemas/allocation-candidate.js';
 import { config } from '../shared/config.js';
-import { searchCandidates, someProviderInEvery, type SearchResult } from '../shared/search/candidate-search.js';
+import { searchCandidates, someProviderInEvery, someRootMatches, type SearchResult } from '../shared/search/candidate-search.js';
 import { escapedBytes, MAX_RESPONSE_BYTES } from '../shared/http/middleware/response-size.js';
 import { resourceClasses, traits } from '../shared/storage/catalog.js';
 
@@ -41,7 +41,7 @@ function querySchema(request: PlacementRequest): JsonSchema {
 
 /**
  * Unknown names are 400s, but upstream looks them up group by group as it
- * searches (root_required first) and stops at the first group nothing
+ * searches (root_required's lookup and filter first) and stops at the first group nothing
  * satisfies: an unknown name in a later group then gives an empty answer,
  * not an error. Within a group: an unknown class (400), a member_of no
  * provider matches (empty), an unknown trait (400). Returns true when the
@@ -57,6 +57,8 @@ async function emptyBeforeUnknownName(request: CandidateRequest): Promise<boolea
   const unknownTrait = (names: string[]) => names.find((name) => missingTraits.includes(name));
   const rootTrait = unknownTrait([...request.rootRequired, ...request.rootForbidden]);
   if (rootTrait) throw badRequest(`No such trait(s): ${rootTrait}.`);
+  const rootFiltered = request.rootRequired.length > 0 || request.rootForbidden.length > 0;
+  if (rootFiltered && !(await someRootMatches(request.rootRequired, request.rootForbidden))) return true;
   for (const group of request.groups) {
     const resourceClass = Object.keys(group.resources).find((name) => missingClasses.includes(name));
     const trait = unknownTrait(groupTraits(group));

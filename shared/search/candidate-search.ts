@@ -209,6 +209,22 @@ async function usedTrees(
   return providers;
 }
 
+/**
+ * Whether some tree's root has every trait of root_required and none it
+ * forbids: upstream applies that filter before looking up any group's names.
+ */
+export async function someRootMatches(required: string[], forbidden: string[]): Promise<boolean> {
+  const walk = new ShardWalk({ minimumFree: {}, rootRequired: required, rootForbidden: forbidden }, new ReadCounter());
+  const matches = (tree: SearchProvider[]) => {
+    const root = tree.find((provider) => provider.uuid === provider.rootUuid);
+    return root !== undefined && required.every((trait) => root.traits.includes(trait)) && !forbidden.some((trait) => root.traits.includes(trait));
+  };
+  for (let round = PROVIDER_SHARDS * 4; !walk.done; round = Math.min(round * 2, 10_000)) {
+    if ((await walk.next(round)).some(matches)) return true;
+  }
+  return false;
+}
+
 /** Whether some provider is a member of an aggregate of every any-of list (one group's member_of, as upstream checks it). */
 export async function someProviderInEvery(memberOf: string[][]): Promise<boolean> {
   const counter = new ReadCounter();

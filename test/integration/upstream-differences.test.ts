@@ -95,6 +95,27 @@ describe('answers as upstream where they once differed', () => {
     expect(answer.body.allocation_requests).toEqual([]);
   });
 
+  it("applies root_required before looking up a group's unknown names: no root passing it gives an empty answer", async () => {
+    const [root, child, trait] = [randomUUID(), randomUUID(), `CUSTOM_ROOTLESS_${randomUUID().slice(0, 8).toUpperCase()}`];
+    const unknownTrait = `CUSTOM_NO_SUCH_${randomUUID().slice(0, 8).toUpperCase()}`;
+    expect((await placement().request('PUT', `/traits/${trait}`)).status).toBe(201);
+    await placement().post('/resource_providers', { name: `rootless-${root}`, uuid: root });
+    await placement().post('/resource_providers', { name: `rootless-child-${child}`, uuid: child, parent_provider_uuid: root });
+    expect((await placement().put(`/resource_providers/${child}/traits`, { traits: [trait], resource_provider_generation: 0 })).status).toBe(200);
+    const candidates = (query: string) => placement().get(`/allocation_candidates?${query}`);
+    // Only a child has the trait: no root passes root_required, so neither the unknown trait nor the unknown class is looked up.
+    for (const query of [`resources=DISK_GB:1&required=${unknownTrait}&root_required=${trait}`, `resources=CUSTOM_NOT_A_CLASS:1&root_required=${trait}`]) {
+      const empty = await candidates(query);
+      expect(empty.status).toBe(200);
+      expect(empty.body).toEqual({ allocation_requests: [], provider_summaries: {} });
+    }
+    const refused = await candidates(`resources=DISK_GB:1&required=${unknownTrait}&root_required=!${trait}`);
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors[0].detail).toContain(`No such trait(s): ${unknownTrait}.`);
+    expect((await placement().put(`/resource_providers/${root}/traits`, { traits: [trait], resource_provider_generation: 0 })).status).toBe(200);
+    expect((await candidates(`resources=DISK_GB:1&required=${unknownTrait}&root_required=${trait}`)).status).toBe(400);
+  });
+
   it('summarises before 1.29, with limit, what candidates left out use in the returned trees', async () => {
     // Tree A holds a sharing provider S (shared with C through an aggregate): A and S each make a candidate.
     const [a, s, c, aggregate] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
