@@ -43,7 +43,7 @@ const databaseErrorText: UpstreamFault = {
   },
 };
 
-/** Resource class to the amounts the groups of a candidates query ask for. */
+/** Resource class to the amounts the groups of a candidates query ask for, one per group. */
 function requestedAmounts(request: DiffRequest): Map<string, number[]> {
   const amounts = new Map<string, number[]>();
   const query = new URLSearchParams(request.path.split('?')[1] ?? '');
@@ -57,7 +57,19 @@ function requestedAmounts(request: DiffRequest): Map<string, number[]> {
   return amounts;
 }
 
-type Candidate = { allocations: Record<string, { resources: Record<string, number> }>; mappings?: unknown };
+const requestedTotals = (request: DiffRequest) =>
+  new Map([...requestedAmounts(request)].map(([resourceClass, list]) => [resourceClass, list.reduce((a, b) => a + b, 0)]));
+
+/** The minor microversion a request asks for (`latest` is 1.39), undefined when the header is not plainly `1.N`. */
+function minorVersion(request: DiffRequest): number | undefined {
+  if (request.version === 'latest') return 39;
+  const match = /^1\.(\d+)$/.exec(request.version ?? '');
+  return match ? Number(match[1]) : undefined;
+}
+
+type Candidate = { allocations: Record<string, { resources: Record<string, number> }>; mappings?: Record<string, string[]> };
+type Summaries = Record<string, { root_provider_uuid?: string }>;
+type CandidatesBody = { allocation_requests?: Candidate[]; provider_summaries?: Summaries };
 
 /** A candidate with its amounts left out: which providers give which classes, and the mappings. */
 const shape = (candidate: Candidate) =>
@@ -66,43 +78,79 @@ const shape = (candidate: Candidate) =>
     mappings: candidate.mappings,
   });
 
+/** Whether the numbered groups of a candidate each use a provider of their own (group_policy=isolate). */
+function isolated(candidate: Candidate): boolean {
+  const numbered = Object.entries(candidate.mappings ?? {}).filter(([suffix]) => suffix !== '');
+  return new Set(numbered.map(([, providers]) => providers[0])).size === numbered.length;
+}
+
 /**
  * When several request groups ask for the same class and group_policy is
- * not `none`, upstream merges their amounts into an object shared between
- * candidates, so a candidate can ask for more than was requested (VCPU:6
- * for `resources=VCPU:2&resources1=VCPU:2`), and its capacity check then
- * runs on the inflated amount. nova claims the amounts it is given, so this
- * service keeps them right. Allowed for: each of the target's candidates
- * must ask for exactly the requested total of each class, every one of
- * upstream's candidates must be among the target's (amounts aside), and the
- * rest of the answer must be equal.
+ * not `none`, upstream adds the groups' amounts into objects that later
+ * candidates share: a candidate can ask for more than was requested (VCPU:6
+ * for `resources=VCPU:2&resources1=VCPU:2`), and the capacity check of each
+ * later candidate runs on amounts inflated by earlier ones, so right
+ * candidates are dropped (by max_unit or capacity) without any inflated one
+ * showing. nova claims the amounts it is given, so this service keeps them
+ * right. With `group_policy=none` upstream copies those objects, so its
+ * answer to that request, filtered for isolate by the mappings (asked at
+ * 1.34 at least, where mappings appear), is what the target must answer.
+ * Before 1.29 the summaries and candidates differ too much from 1.34 for
+ * that; there, only a visibly inflated answer is allowed for, and loosely:
+ * the target's candidates must ask for exactly the requested totals and
+ * include every shape of upstream's.
  */
 const mergedGroupAmounts: UpstreamFault = {
   name: 'amounts of groups merged into shared objects',
   applies: (request, reference) => {
     if (request.method !== 'GET' || !request.path.startsWith('/allocation_candidates?') || reference.status !== 200) return false;
-    if (/[?&]group_policy=none(&|$)/.test(request.path)) return false;
-    const amounts = requestedAmounts(request);
-    const repeated = [...amounts.values()].some((list) => list.length > 1);
-    if (!repeated) return false;
-    const totals = new Map([...amounts].map(([resourceClass, list]) => [resourceClass, list.reduce((a, b) => a + b, 0)]));
-    const candidates = ((reference.body as { allocation_requests?: Candidate[] }).allocation_requests ?? []) as Candidate[];
-    return candidates.some((candidate) => !asksForTotals(candidate, totals));
+    const minor = minorVersion(request);
+    if (minor === undefined || /[?&]group_policy=none(&|$)/.test(request.path)) return false;
+    if (![...requestedAmounts(request).values()].some((list) => list.length > 1)) return false;
+    if (minor >= 29) return true;
+    const totals = requestedTotals(request);
+    return ((reference.body as CandidatesBody).allocation_requests ?? []).some((candidate) => !asksForTotals(candidate, totals));
   },
-  compare: (request, reference, target) => {
-    const amounts = requestedAmounts(request);
-    const totals = new Map([...amounts].map(([resourceClass, list]) => [resourceClass, list.reduce((a, b) => a + b, 0)]));
-    const ours = ((target.body as { allocation_requests?: Candidate[] }).allocation_requests ?? []) as Candidate[];
-    const theirs = ((reference.body as { allocation_requests?: Candidate[] }).allocation_requests ?? []) as Candidate[];
-    const problems: string[] = [];
-    for (const candidate of ours)
-      if (!asksForTotals(candidate, totals)) problems.push(`target candidate does not ask for the requested amounts: ${canonical(candidate)}`);
-    const ourShapes = new Set(ours.map(shape));
-    for (const candidate of theirs) if (!ourShapes.has(shape(candidate))) problems.push(`only reference has a candidate shaped ${shape(candidate)}`);
-    const rest = (answer: Normalised): Normalised => ({ ...answer, body: { ...(answer.body as object), allocation_requests: undefined } });
-    return [...problems, ...compareNormalised(rest(reference), rest(target))];
+  ask: (request) => {
+    // The rest of the query is sent as written.
+    const isolate = /[?&]group_policy=isolate(&|$)/.test(request.path);
+    const path = /[?&]group_policy=/.test(request.path) ? request.path.replace(/([?&]group_policy=)[^&]*/g, '$1none') : `${request.path}&group_policy=none`;
+    const minor = minorVersion(request)!;
+    return { ...request, path, version: isolate && minor >= 29 && minor < 34 ? '1.34' : request.version };
+  },
+  compare: (request, reference, target, asked) => {
+    if (minorVersion(request)! < 29) return visiblyInflated(request, reference, target);
+    if (!asked) return ['no answer from upstream with group_policy=none'];
+    const body = asked.body as CandidatesBody;
+    const isolate = /[?&]group_policy=isolate(&|$)/.test(request.path);
+    const kept = (body.allocation_requests ?? []).filter((candidate) => !isolate || isolated(candidate));
+    const roots = new Set(kept.flatMap((candidate) => providersOf(candidate).map((uuid) => body.provider_summaries?.[uuid]?.root_provider_uuid ?? uuid)));
+    const expected: Normalised = {
+      ...asked,
+      body: {
+        allocation_requests: minorVersion(request)! < 34 ? kept.map(({ mappings: _mappings, ...rest }) => rest) : kept,
+        provider_summaries: Object.fromEntries(
+          Object.entries(body.provider_summaries ?? {}).filter(([, summary]) => roots.has(summary.root_provider_uuid ?? '')),
+        ),
+      },
+    };
+    // Upstream's answer with group_policy=none still has its other fault, the unnamed group's sharing candidates under one tree.
+    return sharingUnderOneTree.applies(request, expected) ? sharingUnderOneTree.compare(request, expected, target) : compareNormalised(expected, target);
   },
 };
+
+function visiblyInflated(request: DiffRequest, reference: Normalised, target: Normalised): string[] {
+  const totals = requestedTotals(request);
+  const ours = (target.body as CandidatesBody).allocation_requests ?? [];
+  const theirs = (reference.body as CandidatesBody).allocation_requests ?? [];
+  const problems: string[] = [];
+  for (const candidate of ours)
+    if (!asksForTotals(candidate, totals)) problems.push(`target candidate does not ask for the requested amounts: ${canonical(candidate)}`);
+  const ourShapes = new Set(ours.map(shape));
+  for (const candidate of theirs) if (!ourShapes.has(shape(candidate))) problems.push(`only reference has a candidate shaped ${shape(candidate)}`);
+  const rest = (answer: Normalised): Normalised => ({ ...answer, body: { ...(answer.body as object), allocation_requests: undefined } });
+  return [...problems, ...compareNormalised(rest(reference), rest(target))];
+}
 
 function asksForTotals(candidate: Candidate, totals: ReadonlyMap<string, number>): boolean {
   const asked = new Map<string, number>();
@@ -176,9 +224,6 @@ const unknownTraitOfASet: UpstreamFault = {
     return compareNormalised(reference, renamed);
   },
 };
-
-type Summaries = Record<string, { root_provider_uuid?: string }>;
-type CandidatesBody = { allocation_requests?: unknown[]; provider_summaries?: Summaries };
 
 /**
  * The unnamed group of a candidates request with granular groups too: upstream
