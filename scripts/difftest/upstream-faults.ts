@@ -172,6 +172,30 @@ const integerTooLargeForDatabase: UpstreamFault = {
   compare: (_request, _reference, target) => (target.status < 500 ? [] : [`target answered ${target.status}`]),
 };
 
+/**
+ * A sharing provider (MISC_SHARES_VIA_AGGREGATE) with a parent: upstream
+ * takes every sharing provider for a tree root and, when such a provider's
+ * resources combine with another tree's, looks up a summary only roots have:
+ * a 500 whose detail is the KeyError's internal row id. Here it shares as a
+ * root would. Allowed for: the target must answer 200, every candidate
+ * asking for exactly the requested amounts.
+ */
+const nestedSharingProvider: UpstreamFault = {
+  name: '500 for a sharing provider with a parent',
+  applies: (request, reference) =>
+    request.method === 'GET' &&
+    request.path.startsWith('/allocation_candidates?') &&
+    reference.status === 500 &&
+    /\n\n \d+\s*$/.test((reference.body as ErrorBody | undefined)?.errors?.[0]?.detail ?? ''),
+  compare: (request, _reference, target) => {
+    if (target.status !== 200) return [`target answered ${target.status}`];
+    const totals = requestedTotals(request);
+    return ((target.body as CandidatesBody).allocation_requests ?? [])
+      .filter((candidate) => !asksForTotals(candidate, totals))
+      .map((candidate) => `target candidate does not ask for the requested amounts: ${canonical(candidate)}`);
+  },
+};
+
 const UPPER_CASE_UUID = /[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}/;
 
 /**
@@ -275,6 +299,7 @@ export const UPSTREAM_FAULTS: readonly UpstreamFault[] = [
   databaseErrorText,
   mergedGroupAmounts,
   integerTooLargeForDatabase,
+  nestedSharingProvider,
   uuidCase,
   unknownTraitOfASet,
   sharingUnderOneTree,

@@ -116,6 +116,29 @@ describe('answers as upstream where they once differed', () => {
     expect((await candidates(`resources=DISK_GB:1&required=${unknownTrait}&root_required=${trait}`)).status).toBe(400);
   });
 
+  it('lets a sharing provider with a parent share its disk with another tree (upstream answers 500)', async () => {
+    const [root, pool, host, aggregate] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+    await placement().post('/resource_providers', { name: `pool-root-${root}`, uuid: root });
+    await placement().post('/resource_providers', { name: `pool-${pool}`, uuid: pool, parent_provider_uuid: root });
+    await placement().post('/resource_providers', { name: `pool-host-${host}`, uuid: host });
+    await placement().put(`/resource_providers/${pool}/inventories`, { resource_provider_generation: 0, inventories: { DISK_GB: { total: 100 } } });
+    await placement().put(`/resource_providers/${host}/inventories`, {
+      resource_provider_generation: 0,
+      inventories: { MEMORY_MB: { total: 4096 } },
+    });
+    await placement().put(`/resource_providers/${pool}/traits`, { resource_provider_generation: 1, traits: ['MISC_SHARES_VIA_AGGREGATE'] });
+    await placement().put(`/resource_providers/${pool}/aggregates`, { resource_provider_generation: 2, aggregates: [aggregate] });
+    await placement().put(`/resource_providers/${host}/aggregates`, { resource_provider_generation: 1, aggregates: [aggregate] });
+    const answer = await placement().get(`/allocation_candidates?resources=MEMORY_MB:1024,DISK_GB:20&member_of=${aggregate}`);
+    expect(answer.status).toBe(200);
+    expect(answer.body.allocation_requests).toEqual([
+      {
+        allocations: { [host]: { resources: { MEMORY_MB: 1024 } }, [pool]: { resources: { DISK_GB: 20 } } },
+        mappings: { '': [host, pool] },
+      },
+    ]);
+  });
+
   it('summarises before 1.29, with limit, what candidates left out use in the returned trees', async () => {
     // Tree A holds a sharing provider S (shared with C through an aggregate): A and S each make a candidate.
     const [a, s, c, aggregate] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];

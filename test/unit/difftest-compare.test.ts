@@ -215,6 +215,27 @@ describe("upstream's faults are allowed for narrowly", () => {
     expect(tolerate(at130, answer(200, upstream), answer(200, { ...right, allocation_requests: unmapped }), answer(200, withNone))).toEqual([]);
   });
 
+  it('a 500 for a sharing provider with a parent: the target must answer 200 with candidates asking for what was requested', () => {
+    const path = '/allocation_candidates?resources=MEMORY_MB:1024,DISK_GB:20';
+    const keyError = {
+      errors: [
+        { status: 500, title: 'Internal Server Error', detail: 'The server has either erred or is incapable of performing the requested operation.\n\n 11  ' },
+      ],
+    };
+    const candidates = (disk: number) => ({
+      allocation_requests: [{ allocations: { [RP1]: { resources: { MEMORY_MB: 1024 } }, [RP2]: { resources: { DISK_GB: disk } } } }],
+      provider_summaries: {},
+    });
+    expect(tolerate(request(path), answer(500, keyError), answer(200, candidates(20)))).toEqual([]);
+    expect(tolerate(request(path), answer(500, keyError), answer(200, candidates(10)))).toHaveLength(1);
+    expect(tolerate(request(path), answer(500, keyError), answer(500, keyError))).toEqual(['target answered 500']);
+    // Another 500 (not a KeyError's row id) is not this fault.
+    const other = {
+      errors: [{ ...keyError.errors[0], detail: 'The server has either erred or is incapable of performing the requested operation.\n\n boom  ' }],
+    };
+    expect(tolerate(request(path), answer(500, other), answer(200, candidates(20)))).not.toEqual([]);
+  });
+
   it('an upper-case uuid in a GET: the target answers what upstream answers in lower case', () => {
     const path = `/resource_providers/${RP1.toUpperCase()}`;
     const fault = UPSTREAM_FAULTS.find((known) => known.applies(request(path), normaliseAnswer(answer(404, {}), reference)))!;
