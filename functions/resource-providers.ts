@@ -206,7 +206,9 @@ async function updateResourceProvider(request: PlacementRequest) {
   const { before, after } = await readPlanCommit(async (retry) => {
     const before = retry === 0 ? loaded : await loadProvider(uuid);
     const now = new Date().toISOString();
-    const moved: Provider = { ...before, name: body.name, updatedAt: now };
+    // Upstream's database writes nothing for the same name and parent, so the update time stays.
+    const unchanged = body.name === before.name && (newParentUuid === undefined || newParentUuid === before.parentUuid);
+    const moved: Provider = { ...before, name: body.name, updatedAt: unchanged ? before.updatedAt : now };
     let lineage: Provider[] = [];
     let descendants: Provider[] = [];
     if (newParentUuid !== undefined && newParentUuid !== before.parentUuid) {

@@ -54,6 +54,10 @@ describe('answers as upstream where they once differed', () => {
     // Aggregates before 1.19 live apart from the provider upstream: they change neither its generation nor its update time.
     const aggregates = await placement().put(`/resource_providers/${child}/aggregates`, [randomUUID()], { version: '1.1' });
     expect(aggregates.status).toBe(200);
+    // The same name and parent again: upstream's database writes nothing, so the child stays never updated.
+    const unchanged = await placement().put(`/resource_providers/${child}`, { name: `lm-child-${child}`, parent_provider_uuid: root });
+    expect(unchanged.status).toBe(200);
+    expect(unchanged.headers.has('last-modified')).toBe(false);
     const first = await placement().put(`/resource_providers/${child}`, { name: `lm-renamed-${child}` });
     expect(first.status).toBe(200);
     expect(first.headers.get('cache-control')).toBe('no-cache');
