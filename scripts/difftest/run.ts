@@ -132,9 +132,12 @@ async function compareStep(
     return { differences: fault.compare(step.request, reference, target, asked), fault: fault.name };
   }
   const { limit, unlimited, rootOf } = step.limited;
+  const sideBySide = compareNormalised(withoutCandidates(reference), withoutCandidates(target));
+  const fault = sideBySide.length > 0 ? UPSTREAM_FAULTS.find((known) => known.limitedToo && known.applies(step.request, reference)) : undefined;
   return {
+    fault: fault?.name,
     differences: [
-      ...compareNormalised(withoutCandidates(reference), withoutCandidates(target)),
+      ...(fault ? fault.compare(step.request, reference, target) : sideBySide),
       ...checkLimited(reference, normaliseAnswer(unlimited.reference, sides.reference, options), limit, aliased(rootOf, sides.reference)).map(
         (line) => `reference: ${line}`,
       ),

@@ -19,6 +19,8 @@ export interface UpstreamFault {
   compare(request: DiffRequest, reference: Normalised, target: Normalised, asked?: Normalised): string[];
   /** A request whose answer from upstream is what the target should have answered (sent only when the fault applies). */
   ask?(request: DiffRequest): DiffRequest;
+  /** True when `compare` holds for candidates cut by `limit` too: it does not compare the target's candidates with upstream's. */
+  limitedToo?: boolean;
 }
 
 type ErrorBody = { errors: { detail: string }[] };
@@ -167,6 +169,7 @@ function asksForTotals(candidate: Candidate, totals: ReadonlyMap<string, number>
  */
 const integerTooLargeForDatabase: UpstreamFault = {
   name: '500 for an integer its database cannot store',
+  limitedToo: true,
   applies: (_request, reference) =>
     reference.status === 500 && /too large to convert to SQLite INTEGER/.test((reference.body as ErrorBody | undefined)?.errors?.[0]?.detail ?? ''),
   compare: (_request, _reference, target) => (target.status < 500 ? [] : [`target answered ${target.status}`]),
@@ -182,6 +185,7 @@ const integerTooLargeForDatabase: UpstreamFault = {
  */
 const nestedSharingProvider: UpstreamFault = {
   name: '500 for a sharing provider with a parent',
+  limitedToo: true,
   applies: (request, reference) =>
     request.method === 'GET' &&
     request.path.startsWith('/allocation_candidates?') &&
@@ -239,6 +243,7 @@ function unorderedTraitSets(request: DiffRequest): string[][] {
  */
 const unknownTraitOfASet: UpstreamFault = {
   name: 'choice of one unknown trait among a set (Python set order)',
+  limitedToo: true,
   applies: (_request, reference) => reference.status === 400 && NO_SUCH_TRAIT.test(JSON.stringify(reference.body ?? '')),
   compare: (request, reference, target) => {
     const theirs = NO_SUCH_TRAIT.exec(JSON.stringify(reference.body ?? ''))?.[1];
