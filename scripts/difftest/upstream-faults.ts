@@ -127,8 +127,10 @@ const mergedGroupAmounts: UpstreamFault = {
     const isolate = /[?&]group_policy=isolate(&|$)/.test(request.path);
     const kept = (body.allocation_requests ?? []).filter((candidate) => !isolate || isolated(candidate));
     const roots = new Set(kept.flatMap((candidate) => providersOf(candidate).map((uuid) => body.provider_summaries?.[uuid]?.root_provider_uuid ?? uuid)));
+    // The headers of upstream's answer to the request itself (the one asked may be at 1.34).
     const expected: Normalised = {
       ...asked,
+      headers: reference.headers,
       body: {
         allocation_requests: minorVersion(request)! < 34 ? kept.map(({ mappings: _mappings, ...rest }) => rest) : kept,
         provider_summaries: Object.fromEntries(

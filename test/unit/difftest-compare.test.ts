@@ -212,7 +212,15 @@ describe("upstream's faults are allowed for narrowly", () => {
     // Between 1.29 and 1.33 the mappings, asked for at 1.34, are left out of what the target must answer.
     const at130 = { ...request(path), version: '1.30' };
     const unmapped = right.allocation_requests.map(({ mappings: _mappings, ...rest }) => rest);
-    expect(tolerate(at130, answer(200, upstream), answer(200, { ...right, allocation_requests: unmapped }), answer(200, withNone))).toEqual([]);
+    const version = (minor: string) => ({ 'openstack-api-version': `placement 1.${minor}` });
+    expect(
+      tolerate(
+        at130,
+        answer(200, upstream, version('30')),
+        answer(200, { ...right, allocation_requests: unmapped }, version('30')),
+        answer(200, withNone, version('34')),
+      ),
+    ).toEqual([]);
   });
 
   it('a 500 for a sharing provider with a parent: the target must answer 200 with candidates asking for what was requested', () => {
