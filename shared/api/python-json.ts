@@ -1,5 +1,5 @@
 /**
- * JSON read as upstream reads request bodies (Python 3.11's json.loads, its
+ * JSON as upstream's Python reads and writes it. Reading: request bodies (Python 3.11's json.loads, its
  * C scanner): the same values, and for malformed text the same error, e.g.
  * "Expecting ',' delimiter: line 1 column 5 (char 4)", which upstream puts
  * in its 400. Hand-written because the messages and positions are Python's
@@ -184,4 +184,15 @@ export function parsePythonJson(text: string): unknown {
     if (error instanceof NoTerm) scanner.fail('Expecting value', error.index);
     throw error;
   }
+}
+
+/** JSON as Python's json.dumps writes it (", " and ": " separators, non-ASCII escaped), byte for byte like upstream's error bodies. */
+export function dumpPythonJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(dumpPythonJson).join(', ')}]`;
+  if (value !== null && typeof value === 'object') {
+    return `{${Object.entries(value)
+      .map(([key, inner]) => `${JSON.stringify(key)}: ${dumpPythonJson(inner)}`)
+      .join(', ')}}`;
+  }
+  return JSON.stringify(value).replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

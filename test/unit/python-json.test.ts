@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parsePythonJson } from '../../shared/api/python-json.js';
+import { dumpPythonJson, parsePythonJson } from '../../shared/api/python-json.js';
 
 // [text, the message of Python 3.11's json.loads (Debian bookworm, upstream's interpreter)]
 const PYTHON: [string, string | null][] = [
@@ -53,5 +53,18 @@ describe('parsePythonJson', () => {
     expect(parsePythonJson(text)).toEqual(JSON.parse(text));
     expect(Object.getPrototypeOf(parsePythonJson('{"__proto__": {"polluted": 1}}'))).toBe(Object.prototype);
     expect(parsePythonJson('[NaN, Infinity, -Infinity]')).toEqual([NaN, Infinity, -Infinity]);
+  });
+});
+
+describe('dumpPythonJson', () => {
+  it("writes Python's separators and escapes non-ASCII text, keeping key order", () => {
+    expect(dumpPythonJson({ errors: [{ status: 400, detail: 'naïve ☃', ok: true, none: null }], b: [1, 2.5] })).toBe(
+      '{"errors": [{"status": 400, "detail": "na\\u00efve \\u2603", "ok": true, "none": null}], "b": [1, 2.5]}',
+    );
+  });
+
+  it('reads back as the same value', () => {
+    const value = { title: 'Bad Request', detail: 'line\n"quoted"\tü', list: [[], {}] };
+    expect(parsePythonJson(dumpPythonJson(value))).toEqual(value);
   });
 });

@@ -6,6 +6,7 @@
  * DynamoDB); anything else to a logged 500.
  */
 import { ErrorCode, HttpError, serviceUnavailable } from '../../api/errors.js';
+import { dumpPythonJson } from '../../api/python-json.js';
 import { DependencyUnavailable } from '../../storage/client.js';
 import { ConcurrentUpdate, TooManyWrites } from '../../storage/transaction.js';
 import { logger } from '../logger.js';
@@ -38,17 +39,6 @@ function bareType(accept: string | undefined): 'json' | 'html' | 'plain' {
   return best.type;
 }
 
-/** JSON as Python's json.dumps writes it (", " and ": " separators, non-ASCII escaped), byte for byte like upstream. */
-function pythonJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(pythonJson).join(', ')}]`;
-  if (value !== null && typeof value === 'object') {
-    return `{${Object.entries(value)
-      .map(([key, inner]) => `${JSON.stringify(key)}: ${pythonJson(inner)}`)
-      .join(', ')}}`;
-  }
-  return JSON.stringify(value).replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
-
 /**
  * Laid out as upstream lays errors out: webob negotiates JSON, HTML or plain
  * text; Placement's own errors are its JSON error document, errors of the
@@ -56,7 +46,7 @@ function pythonJson(value: unknown): string {
  * keystonemiddleware's fixed document whatever the client accepts.
  */
 function render(error: HttpError, requestId: string, accept: string | undefined, withCode: boolean) {
-  if (typeof error.bare === 'object') return { type: 'application/json', body: pythonJson(error.bare.document) };
+  if (typeof error.bare === 'object') return { type: 'application/json', body: dumpPythonJson(error.bare.document) };
   const status = `${error.status} ${error.title}`;
   const explained = `${error.explanationSentence}<br /><br />\n${error.message}\n\n`;
   switch (bareType(accept)) {
@@ -64,12 +54,12 @@ function render(error: HttpError, requestId: string, accept: string | undefined,
       if (error.bare) {
         return {
           type: 'application/json',
-          body: pythonJson({ message: explained, code: status, title: error.title }),
+          body: dumpPythonJson({ message: explained, code: status, title: error.title }),
         };
       }
       return {
         type: 'application/json',
-        body: pythonJson({
+        body: dumpPythonJson({
           errors: [
             {
               status: error.status,
