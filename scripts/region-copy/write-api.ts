@@ -18,6 +18,7 @@
  */
 import { capacity, fitsConstraints } from '../../shared/domain/capacity.js';
 import type { Inventories, Resources } from '../../shared/domain/model.js';
+import { pauseBeforeRetry, type RetryPolicy } from '../../shared/storage/retry.js';
 import { mapConcurrently } from '../lib/pool.js';
 import type { ApiResponse } from '../lib/placement-client.js';
 import type { ProgressReporter } from '../lib/progress.js';
@@ -65,9 +66,10 @@ type Body = Record<string, any>;
  * Claims of several consumers on one provider (a sharing provider takes
  * most of them) can outrun the service's own retries: 409
  * placement.concurrent_update, nothing written. Like nova's report client,
- * the copy sends such a claim again, a few times.
+ * the copy sends such a claim again, a few times, waiting as the service's
+ * own retry policy waits.
  */
-const CLAIM_RETRIES = 5;
+const CLAIM_RETRY: RetryPolicy = { retries: 5, baseDelayMs: 25, maxDelayMs: 400 };
 const isContention = (response: ApiResponse) =>
   response.status === 409 && response.body?.errors?.[0]?.code === 'placement.concurrent_update' && !/consumer generation conflict/.test(response.text);
 
@@ -224,8 +226,8 @@ export async function writeRegion(source: Region, target: Endpoint, current: Reg
     if (consumer.consumer_type !== null) json.consumer_type = consumer.consumer_type;
     const version = consumer.consumer_type === null ? UNTYPED_WRITE_VERSION : WRITE_VERSION;
     let response = await send('PUT', path, json, version);
-    for (let attempt = 1; attempt <= CLAIM_RETRIES && response !== undefined && isContention(response); attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 50 * attempt));
+    for (let retry = 0; retry < CLAIM_RETRY.retries && response !== undefined && isContention(response); retry++) {
+      await pauseBeforeRetry(CLAIM_RETRY, retry);
       response = await send('PUT', path, json, version);
     }
     // Upstream can keep a consumer without allocations (left by a failed claim), which no read shows: its generation is in the refusal.
