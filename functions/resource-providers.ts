@@ -6,7 +6,7 @@ import type { Operations } from '../shared/http/types.js';
 import type { PlacementRequest } from '../shared/http/request.js';
 import { validateQuery } from '../shared/http/validation.js';
 import type { Provider } from '../shared/domain/model.js';
-import { checkNewParent } from '../shared/domain/provider-tree.js';
+import { checkNewParent, newProvider } from '../shared/domain/provider-tree.js';
 import { parseInTree, parseMemberOf, parseRequiredTraits, parseResources, satisfies } from '../shared/domain/query-filters.js';
 import { fitsCapacity } from '../shared/domain/capacity.js';
 import { normalizeUuid } from '../shared/domain/uuid.js';
@@ -161,20 +161,7 @@ async function createResourceProvider(request: PlacementRequest) {
     if (parentUuid && parent === undefined) throw failure('parent provider UUID does not exist.');
     if ((await getProvider(uuid)) !== undefined) throw duplicate(`uuid: ${uuid}`);
     const now = new Date().toISOString();
-    const created: Provider = {
-      uuid,
-      name: body.name,
-      generation: 0,
-      parentUuid,
-      rootUuid: parent?.rootUuid ?? uuid,
-      inventories: {},
-      usages: {},
-      traits: [],
-      aggregates: [],
-      children: [],
-      createdAt: now,
-      updatedAt: now,
-    };
+    const created = newProvider(uuid, body.name, parent, now);
     const errors = { onStale: () => duplicate(`uuid: ${uuid}`), onDuplicateName: (name: string) => duplicate(`name: ${name}`) };
     return { writes: providerChangeWrites(undefined, created, errors, parent ? [parent] : []), result: created };
   });

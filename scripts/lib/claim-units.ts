@@ -16,6 +16,7 @@
  * 1 unit per started KB (projection ALL: the entry is the item).
  */
 import type { Consumer, Provider } from '../../shared/domain/model.js';
+import { newProvider } from '../../shared/domain/provider-tree.js';
 import { claimWrites } from '../../shared/storage/consumers.js';
 import { providerChangeWrites } from '../../shared/storage/providers.js';
 import type { Item } from '../../shared/storage/reads.js';
@@ -76,20 +77,12 @@ function providerItems(region: Region, node: NodeModel): Map<string, Item> {
     allocation_ratio: allocationRatio,
   });
   const provider = (uuid: string, name: string, fields: Partial<Provider>): Provider => ({
-    uuid,
-    name,
+    ...newProvider(uuid, name, undefined, now),
     generation: 100,
-    parentUuid: null,
-    rootUuid: uuid,
-    inventories: {},
     usages: usage.get(uuid) ?? {},
-    traits: [],
-    aggregates: [],
-    children: [],
-    createdAt: now,
-    updatedAt: now,
     ...fields,
   });
+
   const stocked = Object.fromEntries(
     Object.entries(region.inventoriesOf(node)).map(([name, one]) => [name, inventory(one.total, one.allocation_ratio, one.reserved)]),
   );

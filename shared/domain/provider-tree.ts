@@ -10,6 +10,24 @@ import type { Provider } from './model.js';
  */
 export const MAX_TREE_DEPTH = 50;
 
+/** A provider as POST /resource_providers creates it: generation 0, holding nothing, in its parent's tree or the root of its own. */
+export function newProvider(uuid: string, name: string, parent: Pick<Provider, 'uuid' | 'rootUuid'> | undefined, now: string): Provider {
+  return {
+    uuid,
+    name,
+    generation: 0,
+    parentUuid: parent?.uuid ?? null,
+    rootUuid: parent?.rootUuid ?? uuid,
+    inventories: {},
+    usages: {},
+    traits: [],
+    aggregates: [],
+    children: [],
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
 type Link = Pick<Provider, 'uuid' | 'parentUuid'>;
 
 /**

@@ -1,5 +1,6 @@
 /** Domain objects for unit tests: sensible defaults, overridden per test. */
 import type { Inventory, Provider } from '../../shared/domain/model.js';
+import { newProvider } from '../../shared/domain/provider-tree.js';
 
 export const NOW = '2024-01-01T00:00:00.000Z';
 
@@ -9,19 +10,5 @@ export function inventory(total: number, extra: Partial<Inventory> = {}): Invent
 
 /** A root provider without inventory, traits or aggregates, unless `fields` says otherwise. */
 export function makeProvider(uuid: string, fields: Partial<Provider> = {}): Provider {
-  return {
-    uuid,
-    name: uuid,
-    generation: 1,
-    parentUuid: null,
-    rootUuid: uuid,
-    inventories: {},
-    usages: {},
-    traits: [],
-    aggregates: [],
-    children: [],
-    createdAt: NOW,
-    updatedAt: NOW,
-    ...fields,
-  };
+  return { ...newProvider(uuid, uuid, undefined, NOW), generation: 1, ...fields };
 }

@@ -20,26 +20,13 @@ import {
   withInventories,
 } from '../../shared/domain/inventory.js';
 import { consumerTotals, consumerTypeOf, providerUsages, totalUsages, usagesByConsumerType } from '../../shared/domain/usages.js';
+import { makeProvider } from '../support/fixtures.js';
 
 const RP = 'c8b0b4b6-5b5e-4a8e-9f2a-4b1f6e0a7c11';
 
 const inv = (total: number, extra: Partial<Inventory> = {}): Inventory => inventoryWithDefaults({ total, ...extra });
 
-const provider = (extra: Partial<Provider> = {}): Provider => ({
-  uuid: RP,
-  name: 'rp',
-  generation: 4,
-  parentUuid: null,
-  rootUuid: RP,
-  inventories: {},
-  usages: {},
-  traits: [],
-  aggregates: [],
-  children: [],
-  createdAt: '2024-01-01T00:00:00.000Z',
-  updatedAt: '2024-01-01T00:00:00.000Z',
-  ...extra,
-});
+const provider = (extra: Partial<Provider> = {}): Provider => makeProvider(RP, { name: 'rp', generation: 4, ...extra });
 
 const consumer = (allocations: Consumer['allocations'], consumerType?: string): Pick<Consumer, 'allocations' | 'consumerType'> => ({
   allocations,

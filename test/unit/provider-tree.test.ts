@@ -1,22 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Provider } from '../../shared/domain/model.js';
-import { ancestry, checkNewParent, MAX_TREE_DEPTH, nextAncestor, type Lineage } from '../../shared/domain/provider-tree.js';
+import { makeProvider, NOW } from '../support/fixtures.js';
+import { ancestry, checkNewParent, MAX_TREE_DEPTH, newProvider, nextAncestor, type Lineage } from '../../shared/domain/provider-tree.js';
 
-const provider = (uuid: string, parentUuid: string | null, extra: Partial<Provider> = {}): Provider => ({
-  uuid,
-  name: uuid,
-  generation: 0,
-  parentUuid,
-  rootUuid: 'root',
-  inventories: {},
-  usages: {},
-  traits: [],
-  aggregates: [],
-  children: [],
-  createdAt: '',
-  updatedAt: '',
-  ...extra,
-});
+const provider = (uuid: string, parentUuid: string | null, extra: Partial<Provider> = {}): Provider =>
+  makeProvider(uuid, { parentUuid, rootUuid: 'root', ...extra });
 
 const root = provider('root', null);
 const a = provider('a', 'root');
@@ -64,5 +52,22 @@ describe('walking up a tree', () => {
   it('ends after MAX_TREE_DEPTH providers', () => {
     const chain = links(...Array.from({ length: 2 * MAX_TREE_DEPTH }, (_, n): [string, string | null] => [`p${n}`, `p${n + 1}`]));
     expect(ancestry('p0', chain)).toHaveLength(MAX_TREE_DEPTH);
+  });
+});
+
+describe('newProvider', () => {
+  it('starts at generation 0 holding nothing, as the root of its own tree or in its parent tree', () => {
+    const created = newProvider('n', 'name', undefined, NOW);
+    expect(created).toMatchObject({
+      generation: 0,
+      parentUuid: null,
+      rootUuid: 'n',
+      inventories: {},
+      usages: {},
+      children: [],
+      createdAt: NOW,
+      updatedAt: NOW,
+    });
+    expect(newProvider('m', 'child', a, NOW)).toMatchObject({ parentUuid: 'a', rootUuid: 'root' });
   });
 });
