@@ -37,7 +37,9 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   };
   try {
     await prepareTable();
-    const server: Server = createServer(apiGatewayAdapter(handlers));
+    const adapter = apiGatewayAdapter(handlers);
+    // The adapter answers every error itself: its promise never rejects.
+    const server: Server = createServer((request, response) => void adapter(request, response));
     server.on('clientError', clientErrorHandler(handlers));
     server.keepAliveTimeout = 65_000;
     const host = options.host ?? '127.0.0.1';
