@@ -991,7 +991,7 @@ function* hostile(context: Context): Operation {
         // Only limits that are refused or cut nothing: a cut is checked by the allocation candidates operation, against the unlimited answer.
         {
           method: 'GET',
-          path: `/allocation_candidates?resources=VCPU:1&limit=${typeof number === 'number' && Number.isInteger(number) && number > 0 && number < 1000 ? 1000 : String(number)}`,
+          path: `/allocation_candidates?resources=VCPU:1&limit=${/^[0-9]+$/.test(String(number)) && Number(number) > 0 && Number(number) < 1000 ? 1000 : String(number)}`,
           version: '1.39',
         },
       ];

@@ -139,7 +139,8 @@ const mergedGroupAmounts: UpstreamFault = {
       },
     };
     // Upstream's answer with group_policy=none still has its other fault, the unnamed group's sharing candidates under one tree.
-    return sharingUnderOneTree.applies(request, expected) ? sharingUnderOneTree.compare(request, expected, target) : compareNormalised(expected, target);
+    const differences = compareNormalised(expected, target);
+    return differences.length > 0 && sharingUnderOneTree.applies(request, expected) ? sharingUnderOneTree.compare(request, expected, target) : differences;
   },
 };
 
@@ -281,11 +282,15 @@ const sharingUnderOneTree: UpstreamFault = {
     const theirs = reference.body as CandidatesBody;
     const ours = target.body as CandidatesBody;
     const problems: string[] = [];
-    const ourCandidates = new Map((ours.allocation_requests ?? []).map((candidate) => [canonical(candidate), candidate]));
-    for (const candidate of theirs.allocation_requests ?? [])
-      if (!ourCandidates.delete(canonical(candidate))) problems.push(`only reference has ${canonical(candidate)}`);
+    // Before 1.34 two candidates can print alike (their mappings differ): each counts.
+    const ourCandidates = (ours.allocation_requests ?? []).map((candidate) => ({ text: canonical(candidate), candidate }));
+    for (const candidate of theirs.allocation_requests ?? []) {
+      const at = ourCandidates.findIndex((entry) => entry.text === canonical(candidate));
+      if (at === -1) problems.push(`only reference has ${canonical(candidate)}`);
+      else ourCandidates.splice(at, 1);
+    }
     const summaries = ours.provider_summaries ?? {};
-    for (const [text, candidate] of ourCandidates) {
+    for (const { text, candidate } of ourCandidates) {
       const providers = providersOf(candidate);
       const roots = new Set(providers.map((uuid) => summaries[uuid]?.root_provider_uuid ?? uuid));
       if (providers.length < 2 || roots.size < 2) problems.push(`only target has ${text}, which uses no sharing provider`);

@@ -278,6 +278,10 @@ describe("upstream's faults are allowed for narrowly", () => {
     };
     expect(tolerate(request(path), answer(200, upstream), answer(200, notSharing))).toHaveLength(1);
     expect(tolerate(request(path), answer(200, upstream), answer(200, { ...ours, allocation_requests: [shared] }))).toHaveLength(1);
+    // Before 1.34 two candidates differing only in their mappings print alike: each must be there.
+    const twice = { ...upstream, allocation_requests: [own, own] };
+    expect(tolerate(request(path), answer(200, twice), answer(200, { ...ours, allocation_requests: [own, own, shared] }))).toEqual([]);
+    expect(tolerate(request(path), answer(200, twice), answer(200, ours))).toHaveLength(1);
     // One group only: not the fault.
     expect(tolerate(request('/allocation_candidates?resources=DISK_GB:10'), answer(200, upstream), answer(200, ours))).not.toEqual([]);
   });
