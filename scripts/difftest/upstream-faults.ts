@@ -51,10 +51,9 @@ function requestedAmounts(request: DiffRequest): Map<string, number[]> {
   const query = new URLSearchParams(request.path.split('?')[1] ?? '');
   for (const [name, value] of query) {
     if (!/^resources[0-9A-Za-z_-]*$/.test(name)) continue;
-    for (const item of value.split(',')) {
-      const [resourceClass, amount] = item.split(':');
-      amounts.set(resourceClass, [...(amounts.get(resourceClass) ?? []), Number(amount)]);
-    }
+    // A class named twice in one group: upstream keeps the last amount.
+    const group = new Map(value.split(',').map((item) => item.split(':') as [string, string]));
+    for (const [resourceClass, amount] of group) amounts.set(resourceClass, [...(amounts.get(resourceClass) ?? []), Number(amount)]);
   }
   return amounts;
 }

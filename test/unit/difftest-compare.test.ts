@@ -235,6 +235,8 @@ describe("upstream's faults are allowed for narrowly", () => {
       provider_summaries: {},
     });
     expect(tolerate(request(path), answer(500, keyError), answer(200, candidates(20)))).toEqual([]);
+    // A class named twice in one group asks for its last amount, as upstream reads it.
+    expect(tolerate(request(`${path},DISK_GB:20`), answer(500, keyError), answer(200, candidates(20)))).toEqual([]);
     expect(tolerate(request(path), answer(500, keyError), answer(200, candidates(10)))).toHaveLength(1);
     expect(tolerate(request(path), answer(500, keyError), answer(500, keyError))).toEqual(['target answered 500']);
     // Another 500 (not a KeyError's row id) is not this fault.
