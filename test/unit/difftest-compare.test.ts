@@ -239,6 +239,10 @@ describe("upstream's faults are allowed for narrowly", () => {
     expect(tolerate(request(`${path},DISK_GB:20`), answer(500, keyError), answer(200, candidates(20)))).toEqual([]);
     expect(tolerate(request(path), answer(500, keyError), answer(200, candidates(10)))).toHaveLength(1);
     expect(tolerate(request(path), answer(500, keyError), answer(500, keyError))).toEqual(['target answered 500']);
+    // Upstream failed on the first group; a later group's unknown class would have been its 400.
+    const unknownClass = { errors: [{ status: 400, title: 'Bad Request', detail: 'No such resource class CUSTOM_MAGIC.' }] };
+    expect(tolerate(request(path), answer(500, keyError), answer(400, unknownClass))).toEqual([]);
+    expect(tolerate(request(path), answer(500, keyError), answer(400, { errors: [{ status: 400, detail: 'Bad request' }] }))).toHaveLength(1);
     // Another 500 (not a KeyError's row id) is not this fault.
     const other = {
       errors: [{ ...keyError.errors[0], detail: 'The server has either erred or is incapable of performing the requested operation.\n\n boom  ' }],
@@ -280,6 +284,19 @@ describe("upstream's faults are allowed for narrowly", () => {
     };
     expect(tolerate(request(path), answer(200, upstream), answer(200, notSharing))).toHaveLength(1);
     expect(tolerate(request(path), answer(200, upstream), answer(200, { ...ours, allocation_requests: [shared] }))).toHaveLength(1);
+    // A sharing provider with a parent serves its own tree too, which upstream leaves out.
+    const nested = { allocations: { [RP1]: { resources: { VCPU: 2 } }, [RP3]: { resources: { DISK_GB: 10 } } } };
+    const nestedSummaries = {
+      [RP1]: { resources: {}, root_provider_uuid: RP1, parent_provider_uuid: null, traits: [] },
+      [RP3]: { resources: {}, root_provider_uuid: RP1, parent_provider_uuid: RP1, traits: ['MISC_SHARES_VIA_AGGREGATE'] },
+    };
+    const withNested = (traits: string[]) => ({
+      allocation_requests: [own, nested],
+      provider_summaries: { ...nestedSummaries, [RP3]: { ...nestedSummaries[RP3], traits } },
+    });
+    const upstreamOwn = { allocation_requests: [own], provider_summaries: { [RP1]: nestedSummaries[RP1] } };
+    expect(tolerate(request(path), answer(200, upstreamOwn), answer(200, withNested(['MISC_SHARES_VIA_AGGREGATE'])))).toEqual([]);
+    expect(tolerate(request(path), answer(200, upstreamOwn), answer(200, withNested([])))).toHaveLength(1);
     // Before 1.34 two candidates differing only in their mappings print alike: each must be there.
     const twice = { ...upstream, allocation_requests: [own, own] };
     expect(tolerate(request(path), answer(200, twice), answer(200, { ...ours, allocation_requests: [own, own, shared] }))).toEqual([]);
