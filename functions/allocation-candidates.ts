@@ -58,7 +58,7 @@ async function emptyBeforeUnknownName(request: CandidateRequest): Promise<boolea
   const rootTrait = unknownTrait([...request.rootRequired, ...request.rootForbidden]);
   if (rootTrait) throw badRequest(`No such trait(s): ${rootTrait}.`);
   const rootFiltered = request.rootRequired.length > 0 || request.rootForbidden.length > 0;
-  if (rootFiltered && !(await someRootMatches(request.rootRequired, request.rootForbidden))) return true;
+  if (rootFiltered && !(await someRootMatches(request))) return true;
   for (const group of request.groups) {
     const resourceClass = Object.keys(group.resources).find((name) => missingClasses.includes(name));
     const trait = unknownTrait(groupTraits(group));

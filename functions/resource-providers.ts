@@ -194,11 +194,12 @@ async function updateResourceProvider(request: PlacementRequest) {
     const before = retry === 0 ? loaded : await loadProvider(uuid);
     const now = new Date().toISOString();
     // Upstream's database writes nothing for the same name and parent, so the update time stays.
-    const unchanged = body.name === before.name && (newParentUuid === undefined || newParentUuid === before.parentUuid);
+    const reparented = newParentUuid !== undefined && newParentUuid !== before.parentUuid;
+    const unchanged = body.name === before.name && !reparented;
     const moved: Provider = { ...before, name: body.name, updatedAt: unchanged ? before.updatedAt : now };
     let lineage: Provider[] = [];
     let descendants: Provider[] = [];
-    if (newParentUuid !== undefined && newParentUuid !== before.parentUuid) {
+    if (reparented) {
       const found = newParentUuid === null ? { providers: [], damaged: false } : await getLineage(newParentUuid);
       const problem = checkNewParent(before, newParentUuid, found, request.isAtLeast('1.37'));
       if (problem)

@@ -288,8 +288,9 @@ const sharingUnderOneTree: UpstreamFault = {
     // Before 1.34 two candidates can print alike (their mappings differ): each counts.
     const ourCandidates = (ours.allocation_requests ?? []).map((candidate) => ({ text: canonical(candidate), candidate }));
     for (const candidate of theirs.allocation_requests ?? []) {
-      const at = ourCandidates.findIndex((entry) => entry.text === canonical(candidate));
-      if (at === -1) problems.push(`only reference has ${canonical(candidate)}`);
+      const text = canonical(candidate);
+      const at = ourCandidates.findIndex((entry) => entry.text === text);
+      if (at === -1) problems.push(`only reference has ${text}`);
       else ourCandidates.splice(at, 1);
     }
     const summaries = ours.provider_summaries ?? {};

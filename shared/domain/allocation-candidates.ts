@@ -103,8 +103,9 @@ export class AnchorTree {
   }
 }
 
-function rootAllowed(tree: AnchorTree, request: CandidateRequest): boolean {
-  const traits = new Set(tree.root.traits);
+/** Whether a tree's root passes root_required: every required trait, none forbidden. */
+export function rootPasses(rootTraits: readonly string[], request: Pick<CandidateRequest, 'rootRequired' | 'rootForbidden'>): boolean {
+  const traits = new Set(rootTraits);
   return request.rootRequired.every((trait) => traits.has(trait)) && !hasAny(request.rootForbidden, traits);
 }
 
@@ -192,7 +193,7 @@ export function candidatesForTree(
   budget: SearchBudget,
   emit: (candidate: AllocationRequest) => boolean,
 ): boolean {
-  if (!rootAllowed(tree, request)) return true;
+  if (!rootPasses(tree.root.traits, request)) return true;
   const groups = request.groups;
   const partsByGroup: GroupPart[][] = [];
   for (const group of groups) {

@@ -5,7 +5,7 @@
  * found. The work follows the number of candidates wanted, not the size of
  * the cloud.
  */
-import { AnchorTree, candidateKey, candidatesForTree, SearchBudget, type AllocationRequest } from '../domain/allocation-candidates.js';
+import { AnchorTree, candidateKey, candidatesForTree, rootPasses, SearchBudget, type AllocationRequest } from '../domain/allocation-candidates.js';
 import { SHARING_TRAIT } from '../domain/standard-catalog.js';
 import type { CandidateRequest } from '../domain/candidate-request.js';
 import type { SearchProvider } from '../domain/model.js';
@@ -213,12 +213,9 @@ async function usedTrees(
  * Whether some tree's root has every trait of root_required and none it
  * forbids: upstream applies that filter before looking up any group's names.
  */
-export async function someRootMatches(required: string[], forbidden: string[]): Promise<boolean> {
-  const walk = new ShardWalk({ minimumFree: {}, rootRequired: required, rootForbidden: forbidden }, new ReadCounter());
-  const matches = (tree: SearchProvider[]) => {
-    const root = tree.find((provider) => provider.uuid === provider.rootUuid);
-    return root !== undefined && required.every((trait) => root.traits.includes(trait)) && !forbidden.some((trait) => root.traits.includes(trait));
-  };
+export async function someRootMatches(request: Pick<CandidateRequest, 'rootRequired' | 'rootForbidden'>): Promise<boolean> {
+  const walk = new ShardWalk({ minimumFree: {}, rootRequired: request.rootRequired, rootForbidden: request.rootForbidden }, new ReadCounter());
+  const matches = (tree: SearchProvider[]) => tree.some((provider) => provider.uuid === provider.rootUuid && rootPasses(provider.traits, request));
   for (let round = PROVIDER_SHARDS * 4; !walk.done; round = Math.min(round * 2, 10_000)) {
     if ((await walk.next(round)).some(matches)) return true;
   }

@@ -42,7 +42,7 @@ export async function getConsumer(uuid: string): Promise<Consumer | undefined> {
 
 export async function getConsumers(uuids: string[]): Promise<Map<string, Consumer>> {
   const items = await batchGet([...new Set(uuids)].map(consumerKey));
-  return new Map(items.map((item) => [stringField(item, 'uuid'), fromItem(item)]));
+  return new Map(items.map(fromItem).map((consumer) => [consumer.uuid, consumer]));
 }
 
 /** A provider and what each consumer holds on it (consumer uuid to resources). */

@@ -114,7 +114,7 @@ export async function getProvider(uuid: string): Promise<Provider | undefined> {
 export async function getProviders(uuids: Iterable<string>, { consistent = true }: { consistent?: boolean } = {}): Promise<Map<string, Provider>> {
   const wanted = [...new Set(uuids)];
   const items = await batchGet(wanted.map(providerKey), { consistent });
-  const found = new Map(items.map((item) => [stringField(item, 'uuid'), providerFromItem(item)]));
+  const found = new Map(items.map(providerFromItem).map((provider) => [provider.uuid, provider]));
   const missed = wanted.filter((uuid) => !found.has(uuid));
   if (!consistent && missed.length > 0) for (const [uuid, provider] of await getProviders(missed)) found.set(uuid, provider);
   return found;
