@@ -178,7 +178,7 @@ export function authenticationMonthly(frontDoor: FrontDoor, nodes: number, reque
 }
 
 /**
- * The fixed monthly items of the stack (README "Cost"): one secret, 14 alarm
+ * The fixed monthly items of the stack (docs/operators/cost.md, "An idle region"): one secret, 14 alarm
  * metrics, the dashboard, the records' 4 custom metrics.
  */
 export const SERVERLESS_FIXED_MONTHLY = 0.4 + 1.4 + 3.0 + 4 * 0.3;

@@ -97,7 +97,7 @@ describe('the metrics middleware', () => {
     expect(declared(record)).toEqual(['ReadCapacityUnits']);
     expect(record).toMatchObject({ ReadCapacityUnits: 0.5, WriteCapacityUnits: 0, status: 200 });
     expect(record.Claims).toBeUndefined();
-    // About a third of what it was (726 bytes for this request before, README).
+    // About a third of what it was (726 bytes for this request before, docs/operators/observability.md).
     expect(Buffer.byteLength(lines[0]!)).toBeLessThan(400);
   });
 
