@@ -1,7 +1,7 @@
 /**
  * Configuration from environment variables, read on each use (getters), so a
  * variable set after import, as tests and the local server do, takes effect.
- * Documented in the README; the local server and the CDK stack set the same variables.
+ * Documented in docs/operators/configuration.md; the local server and the CDK stack set the same variables.
  */
 function flag(name: string): boolean {
   return /^(1|true|yes|on)$/i.test(process.env[name] ?? '');

@@ -7,7 +7,7 @@
  * client) up to PLACEMENT_DYNAMODB_MAX_ATTEMPTS attempts of at most
  * PLACEMENT_DYNAMODB_TIMEOUT_MS each. A retryable failure that outlasts
  * them becomes a DependencyUnavailable, which the error middleware answers
- * with 503 and Retry-After, never 500. See the README, "DynamoDB failures".
+ * with 503 and Retry-After, never 500. See docs/design/writes.md, "DynamoDB failures".
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
