@@ -12,17 +12,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { parseArgs } from 'node:util';
-import {
-  clearManyAggregates,
-  deleteProviderWithManyTraits,
-  manyAggregates,
-  manyTraits,
-  moveSubtree,
-  postManyAllocations,
-  reshapeVcpuToPcpu,
-  reshapeVgpuToChild,
-  type BigChange,
-} from './lib/big-changes.js';
+import { BIG_CHANGES_AT_NOVA_SIZES } from './lib/big-changes.js';
 import { PlacementClient } from './lib/placement-client.js';
 
 const { values } = parseArgs({
@@ -37,17 +27,6 @@ if (!values.target || !values.reference) throw new Error('give --target URL and 
 const rounds = Number(values.rounds);
 const scale = Number(values.scale);
 
-const CASES: [BigChange<any>, number][] = [
-  [reshapeVgpuToChild, 200],
-  [reshapeVcpuToPcpu, 200],
-  [postManyAllocations, 200],
-  [moveSubtree, 200],
-  [manyAggregates, 300],
-  [clearManyAggregates, 300],
-  [manyTraits, 300],
-  [deleteProviderWithManyTraits, 300],
-];
-
 /** The paths at which two snapshots differ. */
 function differences(a: unknown, b: unknown, path = ''): string[] {
   if (isDeepStrictEqual(a, b)) return [];
@@ -60,7 +39,7 @@ const sides = { target: new PlacementClient(values.target, { timeoutMs: 600_000 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 const rows: string[] = [];
-for (const [scenario, baseSize] of CASES) {
+for (const [scenario, baseSize] of BIG_CHANGES_AT_NOVA_SIZES) {
   const size = Math.max(1, Math.round(baseSize * scale));
   const times = { target: [] as number[], reference: [] as number[] };
   const statuses = { target: new Set<number>(), reference: new Set<number>() };
