@@ -7,7 +7,7 @@
  */
 import type { Identity } from '../domain/policy.js';
 import { config } from '../config.js';
-import { Keystone, type AuthOutcome, type CredentialsSource } from './keystone.js';
+import { Keystone, type AuthOutcome, type CredentialsSource, type SharedValidations } from './keystone.js';
 
 export type HeaderLookup = (name: string) => string | undefined;
 
@@ -81,6 +81,25 @@ function credentialsSource(): CredentialsSource {
   };
 }
 
+let sharedValidations: SharedValidations | undefined;
+
+/**
+ * Behind the function URL every router instance validates tokens itself:
+ * the router (functions/router.ts) shares the validations through the table,
+ * so that Keystone is asked once per token rather than once per token and
+ * instance. Behind API Gateway the authorizer's cache does that, and the
+ * authorizer's bundle carries no DynamoDB client.
+ */
+export function shareKeystoneValidationsWith(shared: SharedValidations): void {
+  sharedValidations = shared;
+}
+
+/** Looked up at each use, so that a client built before the router shared its validations uses them too. */
+const delegatedValidations: SharedValidations = {
+  get: async (digest) => sharedValidations?.get(digest),
+  put: async (digest, validation) => sharedValidations?.put(digest, validation),
+};
+
 let keystoneClient: Keystone | undefined;
 
 /** The Keystone client the configuration describes; throws when it is incomplete. */
@@ -92,7 +111,7 @@ export function keystone(): Keystone {
     if (!Number.isFinite(cacheSeconds) || cacheSeconds < 0) throw new Error('PLACEMENT_KEYSTONE_CACHE_SECONDS must be a number of seconds');
     const timeoutSeconds = config.keystoneTimeoutSeconds;
     if (!(timeoutSeconds > 0)) throw new Error('PLACEMENT_KEYSTONE_TIMEOUT_SECONDS must be a positive number of seconds');
-    keystoneClient = new Keystone({ url, credentials: credentialsSource(), cacheSeconds, timeoutMs: timeoutSeconds * 1000 });
+    keystoneClient = new Keystone({ url, credentials: credentialsSource(), cacheSeconds, timeoutMs: timeoutSeconds * 1000, shared: delegatedValidations });
   }
   return keystoneClient;
 }

@@ -4,8 +4,10 @@
  * (password auth, project scoped), then asks Keystone about each caller's
  * token (GET /v3/auth/tokens with X-Subject-Token). Valid tokens are cached
  * for a short, configurable time so a busy Lambda does not ask for every
- * request; invalid ones are not, so a token revoked and re-issued is not
- * refused from cache.
+ * request, in the instance and, when given a shared cache, for every
+ * instance at once; invalid ones are not, so a token revoked and re-issued
+ * is not refused from cache. However many instances hold a validation, none
+ * believes it past the time it was first given for (the revocation bound).
  */
 import { createHash } from 'node:crypto';
 import type { Identity } from '../domain/policy.js';
@@ -25,11 +27,19 @@ export type CredentialsSource = () => Promise<ServiceCredentials>;
 /** The result of authenticating one request. */
 export type AuthOutcome = { kind: 'valid'; identity: Identity } | { kind: 'invalid' } | { kind: 'unavailable'; reason: string };
 
+/** Validations every instance of the service reads and writes (a table item per token digest); keyed by the token's SHA-256. */
+export interface SharedValidations {
+  get(digest: string): Promise<{ identity: Identity; validUntil: number } | undefined>;
+  put(digest: string, validation: { identity: Identity; validUntil: number }): Promise<void>;
+}
+
 export interface KeystoneOptions {
   /** Keystone's endpoint, e.g. http://keystone:5000 (with or without /v3). */
   url: string;
   credentials: CredentialsSource;
   cacheSeconds: number;
+  /** Validations shared with the other instances; a failure to read or write them only costs a question to Keystone. */
+  shared?: SharedValidations;
   /**
    * Bounds each authentication, all its calls to Keystone together (a login,
    * a validation, one retry): the authorizer must answer within API
@@ -86,17 +96,24 @@ export class Keystone {
 
   async authenticate(token: string | undefined): Promise<AuthOutcome> {
     if (!token) return { kind: 'invalid' };
-    const key = createHash('sha256').update(token).digest('base64');
+    const key = createHash('sha256').update(token).digest('hex');
     const cached = this.cache.get(key);
     if (cached && cached.until > this.now()) return { kind: 'valid', identity: cached.identity };
     this.cache.delete(key);
+    const shared = await this.options.shared?.get(key).catch(() => undefined);
+    if (shared && shared.validUntil > this.now()) {
+      this.remember(key, shared.identity, shared.validUntil);
+      return { kind: 'valid', identity: shared.identity };
+    }
     try {
       const body = await this.validate(token, AbortSignal.timeout(this.timeoutMs));
       if (body === undefined) return { kind: 'invalid' };
       const expiresAt = body.expires_at ? Date.parse(body.expires_at) : Number.POSITIVE_INFINITY;
       if (!(expiresAt > this.now())) return { kind: 'invalid' };
       const identity = identityFromToken(body);
-      this.remember(key, identity, Math.min(expiresAt, this.now() + this.options.cacheSeconds * 1000));
+      const until = Math.min(expiresAt, this.now() + this.options.cacheSeconds * 1000);
+      this.remember(key, identity, until);
+      if (until > this.now()) await this.options.shared?.put(key, { identity, validUntil: until }).catch(() => undefined);
       return { kind: 'valid', identity };
     } catch (error) {
       return { kind: 'unavailable', reason: (error as Error).message };

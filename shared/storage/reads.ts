@@ -38,17 +38,18 @@ export function withProjection<T extends { ExpressionAttributeNames?: Record<str
   };
 }
 
-async function getRaw(key: Key): Promise<Item | undefined> {
+async function getRaw(key: Key, consistent: boolean): Promise<Item | undefined> {
   const output = await dynamo().send(
-    new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true, ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY }),
+    new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: consistent, ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY }),
   );
   recordConsumedCapacity(output.ConsumedCapacity, 'read');
   recordItemsRead(output.Item ? 1 : 0);
   return output.Item;
 }
 
-export async function getItem(key: Key): Promise<Item | undefined> {
-  const item = await getRaw(key);
+/** One item, strongly consistent unless `consistent` is false (then at half the read units). */
+export async function getItem(key: Key, { consistent = true }: { consistent?: boolean } = {}): Promise<Item | undefined> {
+  const item = await getRaw(key, consistent);
   if (item === undefined) return undefined;
   const [resolved] = await resolveFences([item], (keys) => batchGetRaw(keys, { consistent: true }));
   return resolved;

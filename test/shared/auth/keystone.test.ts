@@ -1,7 +1,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
-import { Keystone, identityFromToken } from '../../../shared/auth/keystone.js';
+import { Keystone, identityFromToken, type SharedValidations } from '../../../shared/auth/keystone.js';
 import { checkAuthConfiguration, fromAuthorizerContext, noAuthIdentity, toAuthorizerContext } from '../../../shared/auth/authenticate.js';
 import { handler as authorizer } from '../../../functions/authorizer.js';
 
@@ -129,6 +129,38 @@ describe('Keystone token validation', () => {
     expect((await keystone().authenticate('project-token')).kind).toBe('unavailable');
     const closed = await keystone(60, 'http://127.0.0.1:1').authenticate('project-token');
     expect(closed).toMatchObject({ kind: 'unavailable', reason: expect.stringContaining('cannot reach Keystone') });
+  });
+
+  it('shares validations between instances without believing one past its first time, nor sharing refusals', async () => {
+    const table = new Map<string, { identity: unknown; validUntil: number }>();
+    const shared: SharedValidations = {
+      get: async (digest) => table.get(digest) as Awaited<ReturnType<SharedValidations['get']>>,
+      put: async (digest, validation) => void table.set(digest, validation),
+    };
+    const instance = () => new Keystone({ url: fake.url, credentials, cacheSeconds: 60, now: () => clock, shared });
+    const first = instance();
+    const second = instance();
+    const valid = await first.authenticate('project-token');
+    expect(await second.authenticate('project-token')).toEqual(valid);
+    expect(fake.validations).toBe(1);
+    expect([...table.keys()]).toEqual([expect.stringMatching(/^[0-9a-f]{64}$/)]);
+    expect([...table.keys()][0]).not.toContain('project-token');
+    // The second instance learnt it 30 s after the first: it believes it only until the first's time is up.
+    clock += 30_000;
+    const third = instance();
+    await third.authenticate('project-token');
+    clock += 31_000;
+    await third.authenticate('project-token');
+    expect(fake.validations).toBe(2);
+    expect(await second.authenticate('never-issued')).toEqual({ kind: 'invalid' });
+    expect(table.size).toBe(1);
+  });
+
+  it('asks Keystone when the shared validations cannot be read or written', async () => {
+    const broken: SharedValidations = { get: () => Promise.reject(new Error('down')), put: () => Promise.reject(new Error('down')) };
+    const client = new Keystone({ url: fake.url, credentials, cacheSeconds: 60, now: () => clock, shared: broken });
+    expect((await client.authenticate('project-token')).kind).toBe('valid');
+    expect(fake.validations).toBe(1);
   });
 
   it('bounds a whole authentication, login and validation together, by the timeout', async () => {
