@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { ApiResponse } from '../../scripts/lib/placement-client.js';
+import type { ApiResponse } from '../../admin/placement-client.js';
 import { consumerKey, providerKey } from '../../shared/storage/keys.js';
 import { getItem } from '../../shared/storage/reads.js';
 import { BY_GROUP_INDEX, BY_SHARD_INDEX } from '../../shared/storage/table-definition.js';

@@ -7,7 +7,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { startFaultProxy, type FaultProxy } from '../../scripts/lib/dynamodb-fault-proxy.js';
-import { PlacementClient } from '../../scripts/lib/placement-client.js';
+import { PlacementClient } from '../../admin/placement-client.js';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../local/dynamodb-local.js';
 import { getProvider } from '../../shared/storage/providers.js';
 import { useLocalService } from '../support/local-service.js';

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startFaultProxy, type FaultProxy, type FaultRates } from '../../../scripts/lib/dynamodb-fault-proxy.js';
 import { formatReport, runFaults } from '../../../scripts/lib/fault-run.js';
-import { PlacementClient } from '../../../scripts/lib/placement-client.js';
+import { PlacementClient } from '../../../admin/placement-client.js';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../../local/dynamodb-local.js';
 import { useLocalService } from '../../support/local-service.js';
 
