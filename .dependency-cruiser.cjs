@@ -45,6 +45,13 @@ module.exports = {
       to: { path: ['^shared/(http|search|auth|schemas)/', ENTRY_POINTS] },
     },
     {
+      name: 'schemas-are-data',
+      comment: 'Request schemas are data beside the HTTP plumbing, not above it: they use the domain and the API vocabulary (JsonSchema) only.',
+      severity: 'error',
+      from: { path: '^shared/schemas/' },
+      to: { path: '^shared/(http|storage|search|auth)/|^shared/config[.]ts$' },
+    },
+    {
       name: 'shared-imports-entry-points',
       comment: 'shared/ is the library under the handlers, the local runtime, the stack and the tools.',
       severity: 'error',

@@ -14,7 +14,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { readKeystoneSecretWith } from '../shared/auth/authenticate.js';
 import { secretCredentials } from '../shared/auth/secret-credentials.js';
-import { handlerFor } from '../shared/http/router.js';
+import { handlerFor } from '../shared/http/route-matcher.js';
 import { handlers } from './index.js';
 
 // The handlers log in to Keystone themselves here, so this function reads the credentials secret (infra/constructs/function-url.ts grants it).
