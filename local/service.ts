@@ -8,6 +8,10 @@ import { handlers } from '../functions/index.js';
 import { apiGatewayAdapter, clientErrorHandler } from './api-gateway-adapter.js';
 import { prepareTable } from './create-table.js';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.js';
+import { sweepChanges } from '../shared/storage/journal.js';
+
+/** How often the local service finishes the multi-step changes of writers that died, as the scheduled sweeper does in AWS. */
+const SWEEP_EVERY_MS = 30_000;
 
 export interface LocalServiceOptions {
   port: number;
@@ -37,6 +41,10 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   };
   try {
     await prepareTable();
+    // What a previous process left half done is finished now, then every SWEEP_EVERY_MS; a failed sweep waits for the next.
+    const sweep = () => void sweepChanges().catch(() => undefined);
+    sweep();
+    const sweeper = setInterval(sweep, SWEEP_EVERY_MS).unref();
     const adapter = apiGatewayAdapter(handlers);
     // The adapter answers every error itself: its promise never rejects.
     const server: Server = createServer((request, response) => void adapter(request, response));
@@ -52,6 +60,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       url: `http://${host}:${port}`,
       dynamoDbEndpoint: endpoint,
       stop: async () => {
+        clearInterval(sweeper);
         server.closeAllConnections();
         await new Promise((resolve) => server.close(resolve));
         await stopDatabase();

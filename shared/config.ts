@@ -28,6 +28,15 @@ export const config = {
   get tableName(): string {
     return process.env.PLACEMENT_TABLE_NAME ?? 'placement';
   },
+  /**
+   * How long the actor of a multi-step change (its writer, or whoever took
+   * over its rollback or completion) is presumed alive without renewing its
+   * lease; a fence it holds longer is taken for a dead writer's
+   * (docs/design/multi-step-changes.md).
+   */
+  get changeLeaseMs(): number {
+    return whole('PLACEMENT_CHANGE_LEASE_MS', 8000, 100);
+  },
   /** A DynamoDB endpoint other than AWS's (DynamoDB Local). */
   get dynamoDbEndpoint(): string | undefined {
     return process.env.PLACEMENT_DYNAMODB_ENDPOINT || undefined;

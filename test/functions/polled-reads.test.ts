@@ -6,7 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ApiResponse } from '../../admin/placement-client.js';
-import { consumerKey, providerKey } from '../../shared/storage/keys.js';
+import { consumerKey } from '../../shared/storage/items/consumer.js';
+import { providerKey } from '../../shared/storage/items/provider.js';
 import { getItem } from '../../shared/storage/reads.js';
 import { BY_GROUP_INDEX, BY_SHARD_INDEX } from '../../shared/storage/table-definition.js';
 import { useLocalService } from '../support/local-service.js';

@@ -112,10 +112,9 @@ describe('POST /reshaper', () => {
     expect(await snapshot([tree.root, tree.child], [tree.c1, tree.c2])).toEqual(before);
   });
 
-  it('refuses a reshape that needs more than 100 writes before writing any', async () => {
+  it('commits a reshape of more writes than one transaction holds, whole', async () => {
     const tree = await vgpuOnRoot();
     await ok('PUT', `/resource_providers/${tree.child}/inventories`, { resource_provider_generation: 0, inventories: { VCPU: { total: 100 } } });
-    const before = await snapshot([tree.root, tree.child], [tree.c1, tree.c2]);
     // Each new consumer is two writes (consumer and allocation items): 2 × 50 + 2 providers.
     const newcomers = Array.from({ length: 50 }, () => randomUUID());
     const response = await api('POST', '/reshaper', {
@@ -125,9 +124,10 @@ describe('POST /reshaper', () => {
       },
       allocations: Object.fromEntries(newcomers.map((uuid) => [uuid, consumerBody({ [tree.child]: { VCPU: 1 } }, null)])),
     });
-    expect(response.status).toBe(413);
-    expect(response.body.errors[0].detail).toContain('The change needs 102 writes; at most 100 can be made atomically.');
-    expect(await snapshot([tree.root, tree.child], [tree.c1, tree.c2])).toEqual(before);
-    expect(await ok('GET', `/allocations/${newcomers[0]}`)).toEqual({ allocations: {} });
+    expect(response.status, JSON.stringify(response.body)).toBe(204);
+    const child = await ok('GET', `/resource_providers/${tree.child}/allocations`);
+    expect(Object.keys(child.allocations).sort()).toEqual([...newcomers].sort());
+    expect(await ok('GET', `/resource_providers/${tree.child}/usages`)).toMatchObject({ usages: { VCPU: 50 } });
+    expect((await ok('GET', `/allocations/${newcomers[0]}`)).allocations).toEqual({ [tree.child]: { resources: { VCPU: 1 }, generation: 4 } });
   });
 });

@@ -19,8 +19,8 @@ describe('the CDK app', () => {
     for (const t of templates) {
       t.resourceCountIs('AWS::DynamoDB::Table', 1);
       t.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
-      // Plus the authorizer, the catalog seeder and the capacity function.
-      expect(placementFunctions(t)).toHaveLength(HANDLER_FAMILIES.length + 3);
+      // Plus the authorizer, the catalog seeder, the capacity function and the change sweeper.
+      expect(placementFunctions(t)).toHaveLength(HANDLER_FAMILIES.length + 4);
     }
   });
 
@@ -321,6 +321,7 @@ describe('the function-URL front door (-c frontDoor=functionUrl)', () => {
         .sort(),
     ).toEqual([
       'Placement catalog seeder: writes the standard resource classes and traits into the table',
+      'Placement change sweeper: finishes the multi-step changes of writers that died',
       'Placement router: every route, behind the function URL',
     ]);
     template.resourceCountIs('AWS::Lambda::Url', 0);

@@ -4,6 +4,13 @@ import { resources, synth } from '../../support/synth.js';
 
 const capacityFunctions = (template: ReturnType<typeof synth>['templates'][number]) =>
   resources(template, 'AWS::Lambda::Function').filter(([, fn]) => /^Placement capacity metrics/.test(fn.Properties.Description ?? ''));
+/** The schedules that invoke the capacity function. */
+const capacityRules = (template: ReturnType<typeof synth>['templates'][number]) => {
+  const ids = new Set(capacityFunctions(template).map(([logicalId]) => logicalId));
+  return resources(template, 'AWS::Events::Rule')
+    .map(([, rule]) => rule.Properties)
+    .filter((rule) => rule.Targets.some((target: any) => ids.has(target.Arn['Fn::GetAtt'][0])));
+};
 /** The dashboard's widgets, its Fn::Join body joined with every reference as "<ref>". */
 function dashboardWidgets(template: ReturnType<typeof synth>['templates'][number]): any[] {
   const [, parts] = resources(template, 'AWS::CloudWatch::Dashboard')[0]![1].Properties.DashboardBody['Fn::Join'];
@@ -19,7 +26,7 @@ describe('capacity at a glance in the stack', () => {
   it('runs the capacity function every 5 minutes by default, once, without retries', () => {
     const [[logicalId, fn]] = capacityFunctions(template!) as [[string, any]];
     expect(fn.Properties.Environment.Variables).toMatchObject({ PLACEMENT_STAGE: 'test', PLACEMENT_TABLE_NAME: expect.anything() });
-    const rules = resources(template!, 'AWS::Events::Rule').map(([, rule]) => rule.Properties);
+    const rules = capacityRules(template!);
     expect(rules).toHaveLength(1);
     expect(rules[0]).toMatchObject({ ScheduleExpression: 'rate(5 minutes)', State: 'ENABLED' });
     expect(rules[0].Targets).toEqual([expect.objectContaining({ Arn: { 'Fn::GetAtt': [logicalId, 'Arn'] }, RetryPolicy: { MaximumRetryAttempts: 0 } })]);
@@ -57,14 +64,14 @@ describe('capacity at a glance in the stack', () => {
     const {
       templates: [every15],
     } = synth({ regions: 'us-east-1', capacityMetricsMinutes: '15' });
-    expect(resources(every15!, 'AWS::Events::Rule')[0]![1].Properties.ScheduleExpression).toBe('rate(15 minutes)');
+    expect(capacityRules(every15!)[0].ScheduleExpression).toBe('rate(15 minutes)');
     expect(widget(every15!, 'Utilisation per resource class (%)').properties.metrics[0][0].expression).toContain("'Average', 900)");
 
     const {
       templates: [off],
     } = synth({ regions: 'us-east-1', capacityMetrics: 'false' });
     expect(capacityFunctions(off!)).toHaveLength(0);
-    expect(resources(off!, 'AWS::Events::Rule')).toHaveLength(0);
+    expect(capacityRules(off!)).toHaveLength(0);
     expect(widget(off!, 'Utilisation per resource class (%)')).toBeUndefined();
     expect(widget(off!, 'Fullest providers (latest run)')).toBeUndefined();
 

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { getProvider, providerChangeWrites } from '../../../shared/storage/providers.js';
-import { commit, ConcurrentUpdate } from '../../../shared/storage/transaction.js';
+import { commit } from '../../../shared/storage/transaction.js';
+import { ConcurrentUpdate } from '../../../shared/storage/write.js';
 import { useLocalService } from '../../support/local-service.js';
 
 const CLIENTS = 32;

@@ -3,7 +3,8 @@ import { badRequest, HttpError } from '../../../../shared/api/errors.js';
 import { Microversion } from '../../../../shared/api/microversion.js';
 import { errorResponse } from '../../../../shared/http/middleware/error-response.js';
 import { DependencyUnavailable } from '../../../../shared/storage/client.js';
-import { ConcurrentUpdate, TooManyWrites } from '../../../../shared/storage/transaction.js';
+import { ItemTooLarge } from '../../../../shared/storage/items/fields.js';
+import { ConcurrentUpdate } from '../../../../shared/storage/write.js';
 import { lambdaRequest, type EventShape } from '../../../support/lambda-request.js';
 
 async function responseTo(error: unknown, { version, ...shape }: EventShape & { version?: string } = {}) {
@@ -47,7 +48,11 @@ describe('errorResponse', () => {
     const conflict = await responseTo(new ConcurrentUpdate(), { version: '1.39' });
     expect(conflict.statusCode).toBe(409);
     expect(JSON.parse(conflict.body!).errors[0].code).toBe('placement.concurrent_update');
-    expect((await responseTo(new TooManyWrites(150), { version: '1.39' })).statusCode).toBe(413);
+    const tooLarge = await responseTo(new ItemTooLarge('Resource provider p1', 400_000), { version: '1.39' });
+    expect(tooLarge.statusCode).toBe(400);
+    expect(JSON.parse(tooLarge.body!).errors[0].detail).toContain(
+      'Resource provider p1 would take 400000 bytes of storage, more than the 358400 one record may hold',
+    );
     const unavailable = await responseTo(new DependencyUnavailable('DynamoDB timed out'), { version: '1.39' });
     expect(unavailable.statusCode).toBe(503);
     expect(unavailable.headers).toHaveProperty('retry-after');

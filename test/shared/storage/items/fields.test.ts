@@ -9,7 +9,7 @@ import {
   stringField,
   stringListField,
   stringSetField,
-} from '../../../shared/storage/item-fields.js';
+} from '../../../../shared/storage/items/fields.js';
 
 const item = {
   pk: 'rp#1',
