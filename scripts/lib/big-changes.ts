@@ -348,13 +348,14 @@ export const deleteProviderWithManyTraits: BigChange<Tagged> = {
   snapshot: traitsState,
 };
 
-export const BIG_CHANGES = [
-  reshapeVgpuToChild,
-  reshapeVcpuToPcpu,
-  postManyAllocations,
-  moveSubtree,
-  manyAggregates,
-  clearManyAggregates,
-  manyTraits,
-  deleteProviderWithManyTraits,
-] as BigChange<unknown>[];
+/** Every big change at the size nova or an operator sends it: a 200-instance host, 300 aggregates or traits. */
+export const BIG_CHANGES_AT_NOVA_SIZES: [BigChange<any>, number][] = [
+  [reshapeVgpuToChild, 200],
+  [reshapeVcpuToPcpu, 200],
+  [postManyAllocations, 200],
+  [moveSubtree, 200],
+  [manyAggregates, 300],
+  [clearManyAggregates, 300],
+  [manyTraits, 300],
+  [deleteProviderWithManyTraits, 300],
+];

@@ -55,7 +55,7 @@ const TYPE = '#fenceType';
 
 /** Requests of one step under way at once. */
 const CONCURRENCY = 32;
-/** How long a finished change's head and staged writes stay before the table's TTL removes them. */
+/** How long a finished change's head (and any staged write a crash left) stays before the table's TTL removes it. */
 const TOMBSTONE_SECONDS = 24 * 3600;
 /** Rounds of reading fenced items again before a read gives up (503). */
 const RESOLVE_ROUNDS = 5;
@@ -397,16 +397,37 @@ const listStaged = async (id: string): Promise<StagedWrite[]> => (await queryPar
 
 // ---------------------------------------------------------------- whole changes
 
-/** Writes every staged write of a committed change and marks it finished. Idempotent. */
-async function rollForward(id: string, staged?: StagedWrite[]): Promise<void> {
-  await eachConcurrently(staged ?? (await listStaged(id)), async (write) => void (await apply(id, write)));
-  await markFinished(id, 'committed');
+/** Deletes the staged writes of a finished change (those a crash leaves lapse with the table's TTL). */
+async function deleteStaged(id: string, targets: Key[]): Promise<void> {
+  const batches: Key[][] = [];
+  for (let start = 0; start < targets.length; start += 25) batches.push(targets.slice(start, start + 25));
+  await eachConcurrently(batches, async (batch) => {
+    const request = { [tableName()]: batch.map((target) => ({ DeleteRequest: { Key: stagedWriteKey(id, target) } })) };
+    await untilAllProcessed(request, async (pending) => {
+      const output = await dynamo().send(new BatchWriteCommand({ RequestItems: pending, ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY }));
+      recordConsumedCapacity(output.ConsumedCapacity, 'write');
+      return output.UnprocessedItems as typeof request | undefined;
+    });
+  });
 }
 
-/** Lifts every fence of an aborted change and marks it finished. Idempotent. */
-async function rollBack(id: string, targets?: Key[]): Promise<void> {
-  await eachConcurrently(targets ?? (await listStaged(id)).map((write) => write.target), (target) => undo(id, target));
+/** Writes every staged write of a committed change, marks it finished and deletes its staged writes. Idempotent. */
+async function rollForward(id: string, known?: StagedWrite[]): Promise<void> {
+  const staged = known ?? (await listStaged(id));
+  await eachConcurrently(staged, async (write) => void (await apply(id, write)));
+  await markFinished(id, 'committed');
+  await deleteStaged(
+    id,
+    staged.map((write) => write.target),
+  );
+}
+
+/** Lifts every fence of an aborted change (every target staged, or those given), marks it finished and deletes its staged writes. Idempotent. */
+async function rollBack(id: string, held?: Key[]): Promise<void> {
+  const staged = (await listStaged(id)).map((write) => write.target);
+  await eachConcurrently(held ?? staged, (target) => undo(id, target));
   await markFinished(id, 'aborted');
+  await deleteStaged(id, staged);
 }
 
 /**

@@ -4,17 +4,7 @@
  * Placement: both must answer alike and leave the same state behind.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  clearManyAggregates,
-  deleteProviderWithManyTraits,
-  manyAggregates,
-  manyTraits,
-  moveSubtree,
-  postManyAllocations,
-  reshapeVcpuToPcpu,
-  reshapeVgpuToChild,
-  type BigChange,
-} from '../../scripts/lib/big-changes.js';
+import { BIG_CHANGES_AT_NOVA_SIZES } from '../../scripts/lib/big-changes.js';
 import { PlacementClient } from '../../admin/placement-client.js';
 import { useLocalService } from '../support/local-service.js';
 import { startReference } from '../support/reference.js';
@@ -24,21 +14,10 @@ afterAll(async () => {
   await reference?.stop();
 });
 
-const CASES: [BigChange<any>, number][] = [
-  [reshapeVgpuToChild, 200],
-  [reshapeVcpuToPcpu, 200],
-  [postManyAllocations, 200],
-  [moveSubtree, 200],
-  [manyAggregates, 300],
-  [clearManyAggregates, 300],
-  [manyTraits, 300],
-  [deleteProviderWithManyTraits, 300],
-];
-
 describe.skipIf(reference === undefined)(`changes bigger than one transaction, against the real Placement${reason ? ` (skipped: ${reason})` : ''}`, () => {
   const ours = useLocalService();
 
-  for (const [scenario, size] of CASES) {
+  for (const [scenario, size] of BIG_CHANGES_AT_NOVA_SIZES) {
     it(`${scenario.name} (${size}): the same answer and the same state as upstream`, async () => {
       const plan = scenario.plan(size);
       const outcomes = [];

@@ -5,27 +5,15 @@
  * provider whose root is not the top of its tree, or a parent whose children
  * set disagrees with its children.
  */
-import { afterAll, describe, expect, it } from 'vitest';
-import { startFaultProxy, type FaultProxy } from '../../scripts/lib/dynamodb-fault-proxy.js';
+import { describe, expect, it } from 'vitest';
 import { PlacementClient } from '../../admin/placement-client.js';
-import { startDynamoDbLocal, type DynamoDbLocal } from '../../local/dynamodb-local.js';
 import { getProvider } from '../../shared/storage/providers.js';
-import { useLocalService } from '../support/local-service.js';
+import { useServiceBehindFaultProxy } from '../support/fault-proxy-service.js';
 
 const ROUNDS = 20;
 
-let database: DynamoDbLocal | undefined;
-let proxy: FaultProxy | undefined;
-const service = useLocalService(async () => {
-  database = await startDynamoDbLocal();
-  // The index lags for the whole test: every tree query sees what changed since its first answer only partly.
-  proxy = await startFaultProxy({ target: database.endpoint, rates: { staleIndex: 1 }, indexLagMs: 60 * 60_000, seed: 5 });
-  return { PLACEMENT_DYNAMODB_ENDPOINT: proxy.url };
-});
-afterAll(async () => {
-  await proxy?.stop();
-  await database?.stop();
-});
+// The index lags for the whole test: every tree query sees what changed since its first answer only partly.
+const { service, proxy } = useServiceBehindFaultProxy({ rates: { staleIndex: 1 }, indexLagMs: 60 * 60_000, seed: 5 });
 
 interface Place {
   parentUuid: string | null;
@@ -130,7 +118,7 @@ describe('re-parenting and creating children concurrently while the index lags',
       problems.push(...found.brokenLinks.map((line) => `round ${round}: ${line}`));
     }
 
-    const lagged = proxy!.injected().staleIndex;
+    const lagged = proxy().injected().staleIndex;
     console.log(
       `tree races: ${ROUNDS} rounds, lagging index answers ${lagged}, ` +
         `answers ${[...statuses]

@@ -8,26 +8,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, describe, expect, it } from 'vitest';
-import { startDynamoDbLocal, type DynamoDbLocal } from '../../../local/dynamodb-local.js';
-import { startFaultProxy, type FaultProxy } from '../../../scripts/lib/dynamodb-fault-proxy.js';
+import { describe, expect, it } from 'vitest';
 import { PlacementClient } from '../../../admin/placement-client.js';
 import { dynamo, tableName } from '../../../shared/storage/client.js';
 import { catalogEntryKey, TRAITS_PK } from '../../../shared/storage/items/catalog-entry.js';
 import { providerKey } from '../../../shared/storage/items/provider.js';
-import { useLocalService } from '../../support/local-service.js';
+import { useServiceBehindFaultProxy } from '../../support/fault-proxy-service.js';
 
-let database: DynamoDbLocal | undefined;
-let proxy: FaultProxy | undefined;
-const service = useLocalService(async () => {
-  database = await startDynamoDbLocal();
-  proxy = await startFaultProxy({ target: database.endpoint, seed: 40 });
-  return { PLACEMENT_DYNAMODB_ENDPOINT: proxy.url };
-});
-afterAll(async () => {
-  await proxy?.stop();
-  await database?.stop();
-});
+const { service, proxy } = useServiceBehindFaultProxy({ seed: 40 });
 
 const placement = () => new PlacementClient(service.url, { version: '1.39', timeoutMs: 300_000 });
 
@@ -52,22 +40,22 @@ describe('custom class and trait use counts', () => {
     const custom = `CUSTOM_BAREMETAL_${randomUUID().slice(0, 8).toUpperCase()}`;
     expect((await placement().put(`/resource_classes/${custom}`, undefined)).status).toBe(201);
     const nodes = await createProviders(40);
-    proxy!.setRates({ transactionConflict: 0.3 }, ['TransactWriteItems']);
+    proxy().setRates({ transactionConflict: 0.3 }, ['TransactWriteItems']);
     let statuses: number[];
     try {
       statuses = await Promise.all(nodes.map((uuid) => setInventories(uuid, { [custom]: { total: 1 } })));
     } finally {
-      proxy!.setRates({});
+      proxy().setRates({});
     }
     expect(statuses.every((status) => status === 200)).toBe(true);
-    expect(proxy!.injected().transactionConflict).toBeGreaterThan(0);
+    expect(proxy().injected().transactionConflict).toBeGreaterThan(0);
     expect((await placement().delete(`/resource_classes/${custom}`)).status).toBe(409);
 
-    proxy!.setRates({ transactionConflict: 0.3 }, ['TransactWriteItems']);
+    proxy().setRates({ transactionConflict: 0.3 }, ['TransactWriteItems']);
     try {
       statuses = await Promise.all(nodes.slice(1).map((uuid) => setInventories(uuid, {})));
     } finally {
-      proxy!.setRates({});
+      proxy().setRates({});
     }
     expect(statuses.every((status) => status === 200)).toBe(true);
     // One node still has it.

@@ -3,28 +3,19 @@
  * `npm run faults`, and DynamoDB failing for good.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, describe, expect, it } from 'vitest';
-import { startFaultProxy, type FaultProxy, type FaultRates } from '../../../scripts/lib/dynamodb-fault-proxy.js';
+import { describe, expect, it } from 'vitest';
+import type { FaultRates } from '../../../scripts/lib/dynamodb-fault-proxy.js';
 import { formatReport, runFaults } from '../../../scripts/lib/fault-run.js';
 import { PlacementClient } from '../../../admin/placement-client.js';
-import { startDynamoDbLocal, type DynamoDbLocal } from '../../../local/dynamodb-local.js';
-import { useLocalService } from '../../support/local-service.js';
+import { useServiceBehindFaultProxy } from '../../support/fault-proxy-service.js';
 
 /** Shorter than the local default, so that slow answers outlast it; long enough for DynamoDB Local on a busy machine. */
 const DYNAMODB_TIMEOUT_MS = 2000;
 
-let database: DynamoDbLocal | undefined;
-let proxy: FaultProxy | undefined;
-const service = useLocalService(async () => {
-  database = await startDynamoDbLocal();
-  proxy = await startFaultProxy({ target: database.endpoint, slowMs: DYNAMODB_TIMEOUT_MS, seed: 12 });
-  return { PLACEMENT_DYNAMODB_ENDPOINT: proxy.url, PLACEMENT_DYNAMODB_TIMEOUT_MS: String(DYNAMODB_TIMEOUT_MS) };
-});
-afterAll(async () => {
-  await proxy?.stop();
-  await database?.stop();
-});
-const faults = () => proxy!;
+const { service, proxy: faults } = useServiceBehindFaultProxy(
+  { slowMs: DYNAMODB_TIMEOUT_MS, seed: 12 },
+  { PLACEMENT_DYNAMODB_TIMEOUT_MS: String(DYNAMODB_TIMEOUT_MS) },
+);
 
 describe('claims while DynamoDB fails now and then', () => {
   it('answers no 500, loses and doubles no claim, and keeps usage equal to the allocations', async () => {

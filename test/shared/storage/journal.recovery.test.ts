@@ -8,35 +8,26 @@
  * it. The same after a real SIGKILL is journal.crash.test.ts.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, describe, expect, it } from 'vitest';
-import { startDynamoDbLocal, type DynamoDbLocal } from '../../../local/dynamodb-local.js';
+import { describe, expect, it } from 'vitest';
 import { reshapeVgpuToChild } from '../../../scripts/lib/big-changes.js';
-import { startFaultProxy, type FaultProxy } from '../../../scripts/lib/dynamodb-fault-proxy.js';
 import { PlacementClient } from '../../../admin/placement-client.js';
 import { getProvider } from '../../../shared/storage/providers.js';
 import { FENCE_ATTRIBUTE, sweepChanges } from '../../../shared/storage/journal.js';
 import { dynamo, tableName } from '../../../shared/storage/client.js';
 import { providerKey } from '../../../shared/storage/items/provider.js';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { useLocalService } from '../../support/local-service.js';
+import { useServiceBehindFaultProxy } from '../../support/fault-proxy-service.js';
 import { isApply, isFence, nth } from '../../support/journal-requests.js';
 import { leftovers, reshapeState, rewriteConsumer } from '../../support/reshape-state.js';
 
 const LEASE_MS = 1500;
 const WRITES = ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems'];
 
-let database: DynamoDbLocal | undefined;
-let proxy: FaultProxy | undefined;
-const service = useLocalService(async () => {
-  database = await startDynamoDbLocal();
-  proxy = await startFaultProxy({ target: database.endpoint, seed: 30 });
-  // Few and quick attempts, so that a writer facing a failing DynamoDB gives up soon.
-  return { PLACEMENT_DYNAMODB_ENDPOINT: proxy.url, PLACEMENT_CHANGE_LEASE_MS: String(LEASE_MS), PLACEMENT_DYNAMODB_MAX_ATTEMPTS: '1', PLACEMENT_RETRIES: '2' };
-});
-afterAll(async () => {
-  await proxy?.stop();
-  await database?.stop();
-});
+// Few and quick attempts, so that a writer facing a failing DynamoDB gives up soon.
+const { service, proxy } = useServiceBehindFaultProxy(
+  { seed: 30 },
+  { PLACEMENT_CHANGE_LEASE_MS: String(LEASE_MS), PLACEMENT_DYNAMODB_MAX_ATTEMPTS: '1', PLACEMENT_RETRIES: '2' },
+);
 
 const placement = () => new PlacementClient(service.url, { timeoutMs: 300_000 });
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -50,10 +41,10 @@ async function preparedHost(instances: number) {
 describe('a multi-step change whose writer gave up half way', () => {
   it('reads as absent while pending, and the next writer rolls it back once its lease passed', async () => {
     const plan = await preparedHost(120);
-    const failing = proxy!.faultFrom(nth(100, isFence), { serverError: 1 }, WRITES);
+    const failing = proxy().faultFrom(nth(100, isFence), { serverError: 1 }, WRITES);
     const response = await reshapeVgpuToChild.change(placement(), plan);
     await failing;
-    proxy!.setRates({});
+    proxy().setRates({});
     expect(response.status).toBe(503);
     expect((await leftovers()).fenced).toBeGreaterThan(0);
     expect(await reshapeState(placement(), plan)).toBe('absent');
@@ -67,10 +58,10 @@ describe('a multi-step change whose writer gave up half way', () => {
 
   it('reads as there once committed, and the sweeper rolls it forward once its lease passed', async () => {
     const plan = await preparedHost(120);
-    const failing = proxy!.faultFrom(nth(1, isApply), { serverError: 1 }, WRITES);
+    const failing = proxy().faultFrom(nth(1, isApply), { serverError: 1 }, WRITES);
     const response = await reshapeVgpuToChild.change(placement(), plan);
     await failing;
-    proxy!.setRates({});
+    proxy().setRates({});
     // The commit point was passed: the change stands, whatever its writer could not finish.
     expect(response.status).toBe(204);
     expect((await leftovers()).fenced).toBeGreaterThan(0);
@@ -87,10 +78,10 @@ describe('a multi-step change whose writer gave up half way', () => {
 
   it('rolls back a pending change the sweeper finds with its lease passed', async () => {
     const plan = await preparedHost(120);
-    const failing = proxy!.faultFrom(nth(50, isFence), { serverError: 1 }, WRITES);
+    const failing = proxy().faultFrom(nth(50, isFence), { serverError: 1 }, WRITES);
     expect((await reshapeVgpuToChild.change(placement(), plan)).status).toBe(503);
     await failing;
-    proxy!.setRates({});
+    proxy().setRates({});
     expect(await sweepChanges()).toBe(0);
     await pause(LEASE_MS);
     expect(await sweepChanges()).toBe(1);

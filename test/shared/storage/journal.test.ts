@@ -7,27 +7,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, describe, expect, it } from 'vitest';
-import { startDynamoDbLocal, type DynamoDbLocal } from '../../../local/dynamodb-local.js';
+import { describe, expect, it } from 'vitest';
 import { reshapeVgpuToChild } from '../../../scripts/lib/big-changes.js';
-import { startFaultProxy, type FaultProxy } from '../../../scripts/lib/dynamodb-fault-proxy.js';
 import { PlacementClient } from '../../../admin/placement-client.js';
 import { dynamo, tableName } from '../../../shared/storage/client.js';
 import { FENCE_ATTRIBUTE, sweepChanges } from '../../../shared/storage/journal.js';
-import { useLocalService } from '../../support/local-service.js';
+import { useServiceBehindFaultProxy } from '../../support/fault-proxy-service.js';
 import { leftovers, reshapeState } from '../../support/reshape-state.js';
 
-let database: DynamoDbLocal | undefined;
-let proxy: FaultProxy | undefined;
-const service = useLocalService(async () => {
-  database = await startDynamoDbLocal();
-  proxy = await startFaultProxy({ target: database.endpoint, seed: 20 });
-  return { PLACEMENT_DYNAMODB_ENDPOINT: proxy.url };
-});
-afterAll(async () => {
-  await proxy?.stop();
-  await database?.stop();
-});
+const { service, proxy } = useServiceBehindFaultProxy({ seed: 20 });
 
 const placement = () => new PlacementClient(service.url, { timeoutMs: 300_000 });
 
@@ -138,12 +126,12 @@ describe('a multi-step change among other requests', () => {
     const outcomes: string[] = [];
     for (let round = 0; round < 3; round++) {
       const plan = await preparedHost(100);
-      proxy!.setRates({ lostWrite: 0.05, lostCommit: 0.05, throttle: 0.02, reset: 0.02, serverError: 0.02 });
+      proxy().setRates({ lostWrite: 0.05, lostCommit: 0.05, throttle: 0.02, reset: 0.02, serverError: 0.02 });
       let status: number;
       try {
         status = (await reshapeVgpuToChild.change(placement(), plan)).status;
       } finally {
-        proxy!.setRates({});
+        proxy().setRates({});
       }
       // 204: there; 409 (a lost answer made a retry meet its own earlier work): absent; 503: either, but wholly.
       expect([204, 409, 503]).toContain(status);
@@ -160,7 +148,7 @@ describe('a multi-step change among other requests', () => {
       expect(await reshapeState(placement(), plan)).toBe(found);
       outcomes.push(`${status} ${found}`);
     }
-    const injected = proxy!.injected();
+    const injected = proxy().injected();
     expect(injected.lostWrite).toBeGreaterThan(0);
     console.log(`outcomes: ${outcomes.join(', ')}; injected: ${JSON.stringify(injected)}`);
   }, 900_000);
