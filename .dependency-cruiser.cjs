@@ -1,9 +1,10 @@
 // The import rules of docs/design/architecture.md, checked by `npm run check:imports` (dependency-cruiser).
 // Layers point down: functions -> shared/{http,auth,search,schemas} -> shared/storage -> shared/domain -> shared/api.
+// admin/ (placement-admin) is an API client beside them: it uses shared/domain and shared/api only.
 // shared/api (errors, microversions, query strings, Python-style quoting) is the neutral vocabulary
 // every layer may use; it imports nothing but itself.
 const PLUMBING = '^shared/(http|storage|search|auth|schemas)/|^shared/config[.]ts$';
-const ENTRY_POINTS = '^(functions|local|infra|scripts|test)/';
+const ENTRY_POINTS = '^(functions|local|infra|admin|scripts|test)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -44,6 +45,13 @@ module.exports = {
       to: { path: ['^shared/(http|search|auth|schemas)/', ENTRY_POINTS] },
     },
     {
+      name: 'schemas-are-data',
+      comment: 'Request schemas are data beside the HTTP plumbing, not above it: they use the domain and the API vocabulary (JsonSchema) only.',
+      severity: 'error',
+      from: { path: '^shared/schemas/' },
+      to: { path: '^shared/(http|storage|search|auth)/|^shared/config[.]ts$' },
+    },
+    {
       name: 'shared-imports-entry-points',
       comment: 'shared/ is the library under the handlers, the local runtime, the stack and the tools.',
       severity: 'error',
@@ -52,23 +60,39 @@ module.exports = {
     },
     {
       name: 'functions-import-runtimes',
-      comment: 'Handlers run on Lambda: never the local runtime, the stack, the tools or the tests.',
+      comment: 'Handlers run on Lambda: never the local runtime, the stack, the operator command, the tools or the tests.',
       severity: 'error',
       from: { path: '^functions/' },
-      to: { path: '^(local|infra|scripts|test)/' },
+      to: { path: '^(local|infra|admin|scripts|test)/' },
     },
     {
       name: 'local-imports-tools',
-      comment: 'The local runtime is product code: it does not import the stack, the tools or the tests.',
+      comment: 'The local runtime is product code: it does not import the stack, the operator command, the tools or the tests.',
       severity: 'error',
       from: { path: '^local/' },
-      to: { path: '^(infra|scripts|test)/' },
+      to: { path: '^(infra|admin|scripts|test)/' },
+    },
+    {
+      name: 'admin-is-an-api-client',
+      comment:
+        'placement-admin talks to a Placement through its API only: the domain and the API vocabulary, never the handlers, ' +
+        'storage, the HTTP plumbing, the configuration, the runtimes or the tools.',
+      severity: 'error',
+      from: { path: '^admin/' },
+      to: { path: ['^(functions|local|infra|scripts|test)/', PLUMBING] },
+    },
+    {
+      name: 'admin-packages',
+      comment: 'placement-admin is built into one file that runs with plain node: Node built-ins and cli-progress (bundled), no other package.',
+      severity: 'error',
+      from: { path: '^admin/' },
+      to: { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'], pathNot: '^node_modules/cli-progress/' },
     },
     {
       name: 'tools-import-tests',
-      comment: 'The stack and the tools do not depend on the tests.',
+      comment: 'The stack, the operator command and the tools do not depend on the tests.',
       severity: 'error',
-      from: { path: '^(infra|scripts)/' },
+      from: { path: '^(infra|admin|scripts)/' },
       to: { path: '^test/' },
     },
     {

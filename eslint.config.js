@@ -4,7 +4,7 @@ import { defineConfig, globalIgnores } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
 export default defineConfig(
-  globalIgnores(['node_modules/', 'cdk.out/', 'coverage/', '.placement-data/']),
+  globalIgnores(['node_modules/', 'cdk.out/', 'coverage/', '.placement-data/', 'dist/']),
   js.configs.recommended,
   tseslint.configs.recommended,
   {
@@ -27,8 +27,8 @@ export default defineConfig(
     },
   },
   {
-    // Tests and tools assert on JSON read from the wire and on CDK's template: untyped data by nature.
-    files: ['test/**', 'scripts/**'],
+    // Tests, tools and placement-admin handle JSON read from the wire and CDK's template: untyped data by nature.
+    files: ['test/**', 'scripts/**', 'admin/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {

@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // placement-admin's tests run the built command, as operators do: built once before them.
+    globalSetup: ['test/support/build-admin.ts'],
     // Integration tests each start DynamoDB Local (a JVM): keep them from starving each other.
     maxWorkers: 2,
     // Bounds for a hung test, not speed targets: on a loaded 2-core machine a JVM takes minutes to start

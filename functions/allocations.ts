@@ -11,7 +11,7 @@ import { badRequest, conflict, ErrorCode, notFound } from '../shared/api/errors.
 import { lambdaHandler } from '../shared/http/lambda.js';
 import type { Operations, Reply } from '../shared/http/types.js';
 import type { PlacementRequest } from '../shared/http/request.js';
-import type { JsonSchema } from '../shared/http/validation.js';
+import type { JsonSchema } from '../shared/api/json-schema.js';
 import {
   allocatedClasses,
   desiredConsumer,

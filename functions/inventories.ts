@@ -30,7 +30,7 @@ import { loadProvider } from '../shared/http/provider-lookup.js';
 
 const noSuchClass = (name: string) => `No such resource class ${name}.`;
 
-/** Reads the provider; a missing one is upstream's 404 with the given sentence after the uuid one. */
+/** Whether the resource class exists, standard or custom (one read of the catalog for a custom one). */
 const classExists = async (name: string): Promise<boolean> => (await resourceClasses.missing([name])).length === 0;
 
 /** The first class that cannot exist whatever the catalog holds (neither standard nor custom). */

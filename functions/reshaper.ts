@@ -7,7 +7,7 @@ import { conflict, ErrorCode } from '../shared/api/errors.js';
 import { lambdaHandler } from '../shared/http/lambda.js';
 import type { Operations, Reply } from '../shared/http/types.js';
 import type { PlacementRequest } from '../shared/http/request.js';
-import type { JsonSchema } from '../shared/http/validation.js';
+import type { JsonSchema } from '../shared/api/json-schema.js';
 import { allocatedClasses, desiredConsumer, providersInvolved, type ConsumerBody } from '../shared/domain/claims.js';
 import { inventoriesFromRecords } from '../shared/domain/inventory.js';
 import { planReshape, unknownReshapeClass, type DesiredInventories } from '../shared/domain/reshape.js';

@@ -16,7 +16,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { readKeystoneSecretWith, shareKeystoneValidationsWith } from '../shared/auth/authenticate.js';
 import { secretCredentials } from '../shared/auth/secret-credentials.js';
 import { getTokenValidation, putTokenValidation } from '../shared/storage/token-validations.js';
-import { handlerFor } from '../shared/http/router.js';
+import { handlerFor } from '../shared/http/route-matcher.js';
 import { handlers } from './index.js';
 
 // The handlers log in to Keystone themselves here, so this function reads the credentials secret (infra/constructs/function-url.ts grants it).

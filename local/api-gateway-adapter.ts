@@ -10,14 +10,14 @@ import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { handler as authorizer } from '../functions/authorizer.js';
-import { handlerFor, matchRoute } from '../shared/http/router.js';
+import { handlerFor, matchRoute } from '../shared/http/route-matcher.js';
 import { routeKey, type HandlerName } from '../shared/http/routes.js';
 import type { PlacementHandler } from '../shared/http/types.js';
 
 export type HandlerModules = Record<HandlerName, PlacementHandler>;
 
 /** API Gateway's payload limit for HTTP APIs: a larger body never reaches a function. */
-export const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
+const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 
 class PayloadTooLarge extends Error {}
 

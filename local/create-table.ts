@@ -4,7 +4,7 @@ import { dynamo, tableName } from '../shared/storage/client.js';
 import { PARTITION_KEY, SECONDARY_INDEXES, SORT_KEY } from '../shared/storage/table-definition.js';
 import { seedStandardCatalogs } from '../shared/storage/catalog.js';
 
-export async function ensureTable(): Promise<void> {
+async function ensureTable(): Promise<void> {
   try {
     await dynamo().send(new DescribeTableCommand({ TableName: tableName() }));
     return;

@@ -13,7 +13,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { parseArgs } from 'node:util';
 import { BIG_CHANGES_AT_NOVA_SIZES } from './lib/big-changes.js';
-import { PlacementClient } from './lib/placement-client.js';
+import { PlacementClient } from '../admin/placement-client.js';
 
 const { values } = parseArgs({
   options: {

@@ -12,8 +12,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { PlacementClient } from './lib/placement-client.js';
-import { mapConcurrently } from './lib/pool.js';
+import { PlacementClient } from '../admin/placement-client.js';
+import { mapConcurrently } from '../admin/pool.js';
 
 const { values } = parseArgs({
   options: {

@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { startLocalService } from '../local/service.js';
-import { PlacementClient } from './lib/placement-client.js';
+import { PlacementClient } from '../admin/placement-client.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 400);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);

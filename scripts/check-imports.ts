@@ -7,7 +7,7 @@ import { cruise, type ICruiseResult, type IViolation } from 'dependency-cruiser'
 import extractDepcruiseOptions from 'dependency-cruiser/config-utl/extract-depcruise-options';
 import extractTsConfig from 'dependency-cruiser/config-utl/extract-ts-config';
 
-const FOLDERS = ['functions', 'shared', 'local', 'infra', 'scripts'];
+const FOLDERS = ['functions', 'shared', 'local', 'infra', 'admin', 'scripts'];
 
 export async function importViolations(folders = FOLDERS, configFile = './.dependency-cruiser.cjs'): Promise<{ modules: number; violations: IViolation[] }> {
   const options = await extractDepcruiseOptions(configFile);

@@ -21,7 +21,7 @@ import { HANDLER_FAMILIES } from '../infra/settings.js';
 import type { HandlerName } from '../shared/http/routes.js';
 import { toEvent } from '../local/api-gateway-adapter.js';
 import { startLocalService } from '../local/service.js';
-import { PlacementClient } from './lib/placement-client.js';
+import { PlacementClient } from '../admin/placement-client.js';
 
 const RUNS = Number(process.env.BUNDLE_RUNS ?? 5);
 const SIZE_TARGET_KB = 400;

@@ -13,7 +13,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { PlacementClient, type ApiResponse } from './lib/placement-client.js';
+import { PlacementClient, type ApiResponse } from '../admin/placement-client.js';
 import { ACCESS_LOG_FORMAT } from '../infra/constructs/api.js';
 
 const PORT = Number(process.env.PORT ?? 8793);

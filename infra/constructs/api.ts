@@ -16,7 +16,7 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ROUTES, type HandlerName } from '../../shared/http/routes.js';
 
-export const AUTH_TOKEN_IDENTITY_SOURCE = '$request.header.X-Auth-Token';
+const AUTH_TOKEN_IDENTITY_SOURCE = '$request.header.X-Auth-Token';
 
 /**
  * The access log: one JSON line per request, as small as it can be while

@@ -1,7 +1,9 @@
 /** The cases: candidate requests on clouds of each size, and the wide tree. */
 import { batchWrite } from '../lib/batch-write.js';
-import { SEED, WIDE_TIMEOUT_MS, FLAVOR, log } from './settings.js';
-import { buildCloud, usagesOf, ourItems } from './cloud.js';
+import { usagesFromAllocations } from '../../admin/region-copy/region.js';
+import { regionItems } from '../synthetic-region/items.js';
+import { SyntheticRegion } from '../synthetic-region/region.js';
+import { CLOUD_SHAPE, WIDE_TIMEOUT_MS, FLAVOR, log } from './settings.js';
 import { OurService, loadReference } from './services.js';
 import { Measured, fail, api, get, measure } from './requests.js';
 
@@ -25,10 +27,10 @@ export interface SizeResult {
   checks: string[];
 }
 
-export const withoutBody = ({ body: _body, ...rest }: Measured) => rest;
-export const seconds = (started: number) => (performance.now() - started) / 1000;
+const withoutBody = ({ body: _body, ...rest }: Measured) => rest;
+const seconds = (started: number) => (performance.now() - started) / 1000;
 /** Candidates as comparable strings, whatever order a service lists providers and classes in. */
-export const candidateSet = (body: any) =>
+const candidateSet = (body: any) =>
   new Set<string>(
     body.allocation_requests.map((request: any) =>
       Object.entries(request.allocations as Record<string, { resources: Record<string, number> }>)
@@ -39,12 +41,11 @@ export const candidateSet = (body: any) =>
   );
 
 export async function runSize(size: number, service: OurService, referenceUrl: string): Promise<SizeResult> {
-  const cloud = buildCloud(size, SEED);
-  const usages = usagesOf(cloud);
-  log(`N=${size}: ${cloud.providers.length} providers, ${cloud.consumers.size} consumers`);
+  const cloud = new SyntheticRegion(CLOUD_SHAPE).build(size);
+  log(`N=${size}: ${cloud.providers.length} providers, ${cloud.consumers.length} consumers`);
 
   let started = performance.now();
-  const items = ourItems(cloud, usages);
+  const items = regionItems(cloud);
   await batchWrite(items);
   const ourLoadSeconds = seconds(started);
   log(`N=${size}: ours loaded, ${items.length} items in ${ourLoadSeconds.toFixed(1)} s`);
@@ -61,12 +62,12 @@ export async function runSize(size: number, service: OurService, referenceUrl: s
     const listed = (await get(url, '/resource_providers')).body.resource_providers.length;
     if (listed !== cloud.providers.length) fail(`${name} lists ${listed} providers, the cloud has ${cloud.providers.length}`);
     // A nested node, one of its PFs and a sharing provider: the usages the API reports are the cloud's.
-    const nested = cloud.providers.find((provider) => provider.children.length > 0)!;
-    const samples = [nested, cloud.providers.find((provider) => provider.parentUuid === nested.uuid)!, cloud.providers[0]!];
+    const child = cloud.providers.find((provider) => provider.parent_provider_uuid !== null)!;
+    const samples = [cloud.providers.find((provider) => provider.uuid === child.parent_provider_uuid)!, child, cloud.providers[0]!];
     for (const provider of samples) {
       const reported = (await get(url, `/resource_providers/${provider.uuid}/usages`)).body.usages;
       const unused = Object.fromEntries(Object.keys(provider.inventories).map((resourceClass) => [resourceClass, 0]));
-      const expected = { ...unused, ...usages.get(provider.uuid) };
+      const expected = { ...unused, ...usagesFromAllocations(provider, cloud.providerAllocations.get(provider.uuid)) };
       if (JSON.stringify(Object.entries(reported).sort()) !== JSON.stringify(Object.entries(expected).sort())) {
         fail(`${name}: usages of ${provider.name} are ${JSON.stringify(reported)}, expected ${JSON.stringify(expected)}`);
       }
@@ -76,7 +77,10 @@ export async function runSize(size: number, service: OurService, referenceUrl: s
 
   const requests = [
     ['(a) nova-like', `${FLAVOR}&limit=1000`],
-    ['(b) + required=AVX2 & member_of', `${FLAVOR}&required=HW_CPU_X86_AVX2&member_of=${cloud.aggregates[0]}&limit=1000`],
+    [
+      '(b) + required=AVX2 & member_of',
+      `${FLAVOR}&required=HW_CPU_X86_AVX2&member_of=${cloud.providers.find((provider) => provider.aggregates.length > 0)!.aggregates[0]}&limit=1000`,
+    ],
     ['(c) granular nested, isolate', `${FLAVOR}&resources1=SRIOV_NET_VF:1&resources2=SRIOV_NET_VF:1&group_policy=isolate&limit=1000`],
   ] as const;
   const cases: CaseRow[] = [];
@@ -93,7 +97,7 @@ export async function runSize(size: number, service: OurService, referenceUrl: s
   return {
     size,
     providers: cloud.providers.length,
-    consumers: cloud.consumers.size,
+    consumers: cloud.consumers.length,
     ourItems: items.length,
     ourLoadSeconds,
     referenceRows,
@@ -112,10 +116,10 @@ export interface WideResult {
 }
 
 export const WIDE_CHILDREN = 8;
-export const WIDE_QUERY = `${Array.from({ length: WIDE_CHILDREN }, (_, n) => `resources${n + 1}=CUSTOM_WIDE:1`).join('&')}&group_policy=isolate`;
+const WIDE_QUERY = `${Array.from({ length: WIDE_CHILDREN }, (_, n) => `resources${n + 1}=CUSTOM_WIDE:1`).join('&')}&group_policy=isolate`;
 
 /** One root with 8 children of one CUSTOM_WIDE each, through the API; returns the children. */
-export async function createWideTree(url: string): Promise<Set<string>> {
+async function createWideTree(url: string): Promise<Set<string>> {
   const expect = async (response: Promise<{ status: number; text: string; body: any }>, what: string) => {
     const { status, text, body } = await response;
     if (status >= 300) fail(`${what}: ${status} ${text.slice(0, 300)}`);
@@ -134,7 +138,7 @@ export async function createWideTree(url: string): Promise<Set<string>> {
 }
 
 /** Valid: 8 distinct children, one unit each, each group mapped to its own one. */
-export function invalidWideCandidates(body: any, children: Set<string>): number {
+function invalidWideCandidates(body: any, children: Set<string>): number {
   return body.allocation_requests.filter((request: any) => {
     const allocations = Object.entries(request.allocations) as [string, any][];
     const mapped = Object.values(request.mappings).flat();

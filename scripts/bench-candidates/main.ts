@@ -10,13 +10,13 @@
  *   (default 42), BENCH_REFERENCE_PORT (default 18788), BENCH_INTERLEAVE=0
  *   times each service's requests in one block instead of alternating them.
  *
- * The cloud (seeded, so both services get the identical one, uuids included):
- * compute nodes with VCPU (32-64, allocation ratio 4), MEMORY_MB and DISK_GB,
- * a few standard traits (HW_CPU_X86_AVX2 on about half), aggregates of 50
- * nodes, a fifth of the nodes with four PF children (two dual-port NICs) of
- * 8 SRIOV_NET_VF each,
- * every fifth aggregate keeping its disk on a sharing provider instead of the
- * nodes, and two instances per node holding 20-40% of its capacity.
+ * The cloud is the synthetic region (scripts/synthetic-region, seeded, so
+ * both services get the identical one, uuids included) in the shape
+ * CLOUD_SHAPE of settings.ts: compute nodes with a few standard traits
+ * (HW_CPU_X86_AVX2 on about half) in blocks of 50, a fifth
+ * of the blocks an aggregate keeping its disk on a sharing provider, a fifth
+ * of the nodes with four PF children of 8 SRIOV_NET_VF each, two instances a
+ * node.
  *
  * Loading 10,000 providers through the API takes too long, so both services
  * are loaded below their APIs: ours with exactly the items the API would

@@ -1,5 +1,5 @@
 /** Timed requests: one at a time, alternating between the services. */
-import { PlacementClient } from '../lib/placement-client.js';
+import { PlacementClient } from '../../admin/placement-client.js';
 import { RUNS, WARMUPS, INTERLEAVE, HEADERS } from './settings.js';
 
 // ---------------------------------------------------------------- requests
@@ -24,8 +24,8 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 export const fail = (message: string): never => {
   throw new Error(message);
 };
-export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-export const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 
 const clients = new Map<string, PlacementClient>();
 

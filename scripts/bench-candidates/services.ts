@@ -3,8 +3,8 @@ import { execFileSync, spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freeLoopbackPort } from '../../local/dynamodb-local.js';
-import { REFERENCE_PORT, REFERENCE_STATE, REFERENCE_SCRIPTS, PROJECT, USER, CONSUMER_TYPE } from './settings.js';
-import { Cloud } from './cloud.js';
+import type { Region } from '../../admin/region-copy/region.js';
+import { REFERENCE_PORT, REFERENCE_STATE, REFERENCE_SCRIPTS } from './settings.js';
 import { sleep, fail, type RequestUsage } from './requests.js';
 
 // ---------------------------------------------------------------- our service
@@ -62,7 +62,7 @@ export async function startOurService(): Promise<OurService> {
 
 // ---------------------------------------------------------------- the reference
 
-export function referenceScript(name: 'start' | 'stop'): string {
+function referenceScript(name: 'start' | 'stop'): string {
   return execFileSync('bash', [join(REFERENCE_SCRIPTS, `${name}-reference.sh`), '--port', String(REFERENCE_PORT), '--state-dir', REFERENCE_STATE], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -76,29 +76,35 @@ export function startReference(): string {
 }
 
 export const stopReference = () => referenceScript('stop');
-export const referenceDatabase = () => join(REFERENCE_STATE, 'placement.sqlite');
-export const sqlite = (sql: string) => execFileSync('sqlite3', ['-batch', referenceDatabase()], { input: sql, encoding: 'utf8', maxBuffer: 1 << 26 });
-export const quote = (value: string | number | null) =>
-  value === null ? 'NULL' : typeof value === 'number' ? String(value) : `'${value.replace(/'/g, "''")}'`;
+const referenceDatabase = () => join(REFERENCE_STATE, 'placement.sqlite');
+const sqlite = (sql: string) => execFileSync('sqlite3', ['-batch', referenceDatabase()], { input: sql, encoding: 'utf8', maxBuffer: 1 << 26 });
+const quote = (value: string | number | null) => (value === null ? 'NULL' : typeof value === 'number' ? String(value) : `'${value.replace(/'/g, "''")}'`);
 
 /** Name to id, as the server synced them at start (resource classes follow os-resource-classes' order). */
-export function referenceIds(table: 'resource_classes' | 'traits'): Map<string, number> {
+function referenceIds(table: 'resource_classes' | 'traits'): Map<string, number> {
   const rows = sqlite(`SELECT name, id FROM ${table};`).trim().split('\n');
   return new Map(rows.map((row) => [row.split('|')[0]!, Number(row.split('|')[1])]));
 }
 
-/** The same cloud as rows of upstream's schema, in one transaction; returns the number of rows. */
-export function loadReference(cloud: Cloud): number {
+/** The same region as rows of upstream's schema, in one transaction; returns the number of rows. */
+export function loadReference(region: Region): number {
   const classIds = referenceIds('resource_classes');
   const traitIds = referenceIds('traits');
   const id = (ids: Map<string, number>, name: string) => ids.get(name) ?? fail(`the reference does not know ${name}`);
   // SQLAlchemy's SQLite DATETIME format.
   const now = `${new Date().toISOString().replace('T', ' ').replace('Z', '')}000`;
+  const numbered = (values: Iterable<string>) => new Map([...new Set(values)].map((value, n) => [value, n + 1]));
+  const projectIds = numbered(region.consumers.map((consumer) => consumer.project_id));
+  const userIds = numbered(region.consumers.map((consumer) => consumer.user_id));
+  const typeIds = numbered(region.consumers.flatMap((consumer) => (consumer.consumer_type === null ? [] : [consumer.consumer_type])));
+  const aggregateIds = numbered(region.providers.flatMap((provider) => provider.aggregates));
+  const providerIds = numbered(region.providers.map((provider) => provider.uuid));
+  const named = (ids: Map<string, number>) => [...ids].map(([value, n]) => [n, value, now]);
   const tables: Record<string, { columns: string; rows: (string | number | null)[][] }> = {
-    projects: { columns: 'id, external_id, created_at', rows: [[1, PROJECT, now]] },
-    users: { columns: 'id, external_id, created_at', rows: [[1, USER, now]] },
-    consumer_types: { columns: 'id, name, created_at', rows: [[1, CONSUMER_TYPE, now]] },
-    placement_aggregates: { columns: 'id, uuid, created_at', rows: cloud.aggregates.map((uuid, n) => [n + 1, uuid, now]) },
+    projects: { columns: 'id, external_id, created_at', rows: named(projectIds) },
+    users: { columns: 'id, external_id, created_at', rows: named(userIds) },
+    consumer_types: { columns: 'id, name, created_at', rows: named(typeIds) },
+    placement_aggregates: { columns: 'id, uuid, created_at', rows: named(aggregateIds) },
     resource_providers: { columns: 'id, uuid, name, generation, root_provider_id, parent_provider_id, created_at', rows: [] },
     inventories: {
       columns: 'resource_provider_id, resource_class_id, total, reserved, min_unit, max_unit, step_size, allocation_ratio, created_at',
@@ -109,21 +115,22 @@ export function loadReference(cloud: Cloud): number {
     consumers: { columns: 'id, uuid, project_id, user_id, generation, consumer_type_id, created_at', rows: [] },
     allocations: { columns: 'resource_provider_id, consumer_id, resource_class_id, used, created_at', rows: [] },
   };
-  const providerIds = new Map(cloud.providers.map((provider, n) => [provider.uuid, n + 1]));
-  const aggregateIds = new Map(cloud.aggregates.map((uuid, n) => [uuid, n + 1]));
-  for (const provider of cloud.providers) {
+  const parents = new Map(region.providers.map((provider) => [provider.uuid, provider.parent_provider_uuid]));
+  const rootOf = (uuid: string): string => (parents.get(uuid) ? rootOf(parents.get(uuid)!) : uuid);
+  for (const provider of region.providers) {
     const rp = providerIds.get(provider.uuid)!;
-    const parent = provider.parentUuid === null ? null : providerIds.get(provider.parentUuid)!;
-    tables.resource_providers!.rows.push([rp, provider.uuid, provider.name, 1, providerIds.get(provider.rootUuid)!, parent, now]);
-    for (const [resourceClass, { total, allocation_ratio }] of Object.entries(provider.inventories)) {
-      tables.inventories!.rows.push([rp, id(classIds, resourceClass), total, 0, 1, total, 1, allocation_ratio, now]);
+    const parent = provider.parent_provider_uuid === null ? null : providerIds.get(provider.parent_provider_uuid)!;
+    tables.resource_providers!.rows.push([rp, provider.uuid, provider.name, 1, providerIds.get(rootOf(provider.uuid))!, parent, now]);
+    for (const [resourceClass, { total, reserved, min_unit, max_unit, step_size, allocation_ratio }] of Object.entries(provider.inventories)) {
+      tables.inventories!.rows.push([rp, id(classIds, resourceClass), total, reserved, min_unit, max_unit, step_size, allocation_ratio, now]);
     }
     for (const trait of provider.traits) tables.resource_provider_traits!.rows.push([id(traitIds, trait), rp, now]);
     for (const aggregate of provider.aggregates) tables.resource_provider_aggregates!.rows.push([rp, aggregateIds.get(aggregate)!, now]);
   }
   let consumerId = 0;
-  for (const [uuid, allocations] of cloud.consumers) {
-    tables.consumers!.rows.push([++consumerId, uuid, 1, 1, 1, 1, now]);
+  for (const { uuid, project_id, user_id, consumer_type, allocations } of region.consumers) {
+    const type = consumer_type === null ? null : typeIds.get(consumer_type)!;
+    tables.consumers!.rows.push([++consumerId, uuid, projectIds.get(project_id)!, userIds.get(user_id)!, 1, type, now]);
     for (const [provider, resources] of Object.entries(allocations)) {
       for (const [resourceClass, used] of Object.entries(resources)) {
         tables.allocations!.rows.push([providerIds.get(provider)!, uuid, id(classIds, resourceClass), used, now]);

@@ -2,7 +2,7 @@
  * `npm run bench:region`: a region's nova (N compute nodes with V instances
  * each, polling as nova-compute does, plus a scheduler booting and deleting)
  * against one or two Placement services, side by side. See nova.ts for the
- * calls and region.ts for the region.
+ * calls and ../synthetic-region/region.ts for the region.
  *
  *   npm run bench:region -- --start-target 27001 --start-reference 27002 --nodes 20,50
  *   npm run bench:region -- --find-max --target http://127.0.0.1:27001 --reference http://127.0.0.1:27002
@@ -34,10 +34,11 @@
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { PlacementClient } from '../lib/placement-client.js';
+import { PlacementClient } from '../../admin/placement-client.js';
 import { seededRandom } from '../lib/seeded-random.js';
 import { simulateRegion, type RunOptions } from './nova.js';
-import { DEFAULT_SHAPE, LoadedRegion, Region } from './region.js';
+import { LoadedRegion } from '../synthetic-region/api-loader.js';
+import { DEFAULT_SHAPE, SyntheticRegion } from '../synthetic-region/region.js';
 import { kindTable, runTable, summarise, type RunSummary } from './report.js';
 import { existingTarget, startOurs, startReference, type Target } from './targets.js';
 
@@ -64,7 +65,7 @@ const { values: args } = parseArgs({
 
 const log = (message: string) => console.error(`[bench-region] ${message}`);
 const seed = Number(args.seed);
-const region = new Region({ ...DEFAULT_SHAPE, seed, instancesPerNode: Number(args.instances) });
+const region = new SyntheticRegion({ ...DEFAULT_SHAPE, seed, instancesPerNode: Number(args.instances) });
 const bootsPerNodeHour = Number(args['boots-per-node-hour']);
 const runOptions = (nodes: number): RunOptions => ({
   warmupSeconds: Number(args.warmup),

@@ -39,9 +39,10 @@
  * periodic task.
  */
 import { randomUUID } from 'node:crypto';
-import type { ApiResponse, PlacementClient } from '../lib/placement-client.js';
+import type { ApiResponse, PlacementClient } from '../../admin/placement-client.js';
 import { SHARING_TRAIT } from '../../shared/domain/standard-catalog.js';
-import { INSTANCE_RESOURCES, PROJECT_ID, USER_ID, type Allocations, type LoadedRegion, type NodeModel } from './region.js';
+import type { LoadedRegion } from '../synthetic-region/api-loader.js';
+import { INSTANCE_RESOURCES, PROJECT_ID, USER_ID, type Allocations, type NodeModel } from '../synthetic-region/region.js';
 
 export const UPDATE_INTERVAL_MS = 60_000;
 export const ASSOCIATION_REFRESH_MS = 300_000;
@@ -82,7 +83,7 @@ export interface CycleLag {
 }
 
 /** What a run saw. */
-export class Recorder {
+class Recorder {
   readonly samples: Sample[] = [];
   readonly lags: CycleLag[] = [];
   cycles = 0;
@@ -132,7 +133,7 @@ async function call(recorder: Recorder, kind: Kind, send: () => Promise<ApiRespo
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** One nova-compute service with one node: its provider tree cache and its serialised resource tracker. */
-export class ComputeNode {
+class ComputeNode {
   /** The tree as the last in_tree answer listed it (the loader's view until the first refresh). */
   private tree: string[];
   private associationsRefreshedAt: number;
@@ -224,7 +225,7 @@ export const CANDIDATES_QUERY =
   '&required=!COMPUTE_STATUS_DISABLED&limit=1000';
 
 /** nova-scheduler and conductor: boots and deletes. */
-export class Scheduler {
+class Scheduler {
   private readonly deleting = new Set<string>();
 
   constructor(

@@ -55,9 +55,9 @@ export interface RunSummary {
   kinds: KindSummary[];
 }
 
-export const P99_BOUND_MS = 1000;
+const P99_BOUND_MS = 1000;
 
-export function percentile(sorted: number[], p: number): number {
+function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }

@@ -9,7 +9,7 @@ import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, s
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PlacementClient } from '../lib/placement-client.js';
+import { PlacementClient } from '../../admin/placement-client.js';
 import type { RequestRecord } from './report.js';
 
 export interface Target {

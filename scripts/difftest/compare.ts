@@ -59,7 +59,7 @@ export function canonical(value: unknown): string {
   return JSON.stringify(value);
 }
 
-export function normaliseJson(value: unknown, side: Side, options: CompareOptions = {}): unknown {
+function normaliseJson(value: unknown, side: Side, options: CompareOptions = {}): unknown {
   if (typeof value === 'string') return normaliseString(value, side);
   if (Array.isArray(value)) {
     const items = value.filter((item) => !(typeof item === 'string' && options.ignoredTraits?.has(item))).map((item) => normaliseJson(item, side, options));
@@ -80,7 +80,7 @@ function normaliseHeader(name: string, value: string, side: Side): string {
   return replaceAliases(value, side);
 }
 
-export function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
   if (text.trim() === '') return { ok: false };
   try {
     return { ok: true, value: JSON.parse(text) };
@@ -110,7 +110,7 @@ function show(value: unknown): string {
  * difference with its JSON path. Lists are compared as multisets: the
  * items only one side has are named.
  */
-export function structuralDiff(reference: unknown, target: unknown, path = '$'): string[] {
+function structuralDiff(reference: unknown, target: unknown, path = '$'): string[] {
   if (Array.isArray(reference) && Array.isArray(target)) {
     const remaining = new Map<string, number>();
     for (const item of target) remaining.set(canonical(item), (remaining.get(canonical(item)) ?? 0) + 1);

@@ -4,7 +4,7 @@
  * allocations, every provider (leaves first), every custom resource class
  * and custom trait.
  */
-import type { PlacementClient } from '../lib/placement-client.js';
+import type { PlacementClient } from '../../admin/placement-client.js';
 
 async function expect(what: string, answer: Promise<{ status: number; text: string }>, statuses: number[]) {
   const { status, text } = await answer;

@@ -2,7 +2,7 @@
  * One differential run: both services emptied, then one seeded sequence of
  * requests sent to both, each answer pair compared (compare.ts).
  */
-import { PlacementClient, type ApiResponse } from '../lib/placement-client.js';
+import { PlacementClient, type ApiResponse } from '../../admin/placement-client.js';
 import { ROUTES, routeKey } from '../../shared/http/routes.js';
 import { checkLimited, compareNormalised, normaliseAnswer, withoutCandidates, type CompareOptions, type Side } from './compare.js';
 import { Random } from './random.js';
@@ -93,7 +93,7 @@ function generatedUuid(answer: ApiResponse, request: DiffRequest): string | unde
 }
 
 /** The request as one line: method, path, version and body, enough to replay it. */
-export function describe(request: DiffRequest): string {
+function describe(request: DiffRequest): string {
   const parts = [request.method, request.path, request.version === null ? '(no version)' : `(${request.version})`];
   for (const [name, value] of Object.entries(request.headers ?? {})) parts.push(`${name}: ${JSON.stringify(value)}`);
   if (request.json !== undefined) parts.push(JSON.stringify(request.json));

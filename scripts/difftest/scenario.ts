@@ -8,7 +8,7 @@
  * reference's answers, which are the same for the same seed from an empty
  * service.
  */
-import type { ApiResponse } from '../lib/placement-client.js';
+import type { ApiResponse } from '../../admin/placement-client.js';
 import { canonical } from './compare.js';
 import type { Random } from './random.js';
 
@@ -1075,8 +1075,6 @@ const OPERATIONS: Record<string, OperationKind> = {
   'version document': versionDocument,
   hostile,
 };
-
-export type OperationName = keyof typeof OPERATIONS;
 
 const WEIGHTS: Record<string, number> = {
   'show provider': 3,

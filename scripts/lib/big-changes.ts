@@ -11,8 +11,8 @@
  * test/integration/big-changes.test.ts and `npm run bench:big-changes`.
  */
 import { randomUUID } from 'node:crypto';
-import type { ApiResponse, PlacementClient } from './placement-client.js';
-import { mapConcurrently } from './pool.js';
+import type { ApiResponse, PlacementClient } from '../../admin/placement-client.js';
+import { mapConcurrently } from '../../admin/pool.js';
 
 /** Requests a scenario's preparation sends at once. */
 const PREPARE_CONCURRENCY = 8;

@@ -11,7 +11,7 @@
  * consumer and provider back and counts what disagrees.
  */
 import { randomUUID } from 'node:crypto';
-import type { ApiResponse, PlacementClient } from './placement-client.js';
+import type { ApiResponse, PlacementClient } from '../../admin/placement-client.js';
 import { seededRandom } from './seeded-random.js';
 
 type Resources = Record<string, number>;

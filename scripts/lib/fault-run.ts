@@ -7,7 +7,7 @@
 import type { FaultProxy, FaultRates } from './dynamodb-fault-proxy.js';
 import { FAULT_KINDS } from './dynamodb-fault-proxy.js';
 import { checkClaims, createProviders, runClaimWorkload, type CheckResult, type WorkloadResult } from './claim-workload.js';
-import { PlacementClient } from './placement-client.js';
+import { PlacementClient } from '../../admin/placement-client.js';
 
 export interface FaultRunOptions {
   rates: FaultRates;

@@ -7,7 +7,7 @@ import { pyRepr } from './python-repr.js';
 
 export const MIN_VERSION = '1.0';
 export const MAX_VERSION = '1.39';
-export const SERVICE_TYPE = 'placement';
+const SERVICE_TYPE = 'placement';
 
 export class Microversion {
   constructor(

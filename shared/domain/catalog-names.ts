@@ -6,9 +6,9 @@ import { badRequest } from '../api/errors.js';
 import { STANDARD_RESOURCE_CLASSES } from './standard-catalog.js';
 
 /** Every name a client creates carries this prefix. */
-export const CUSTOM_PREFIX = 'CUSTOM_';
+const CUSTOM_PREFIX = 'CUSTOM_';
 /** The longest name the catalogs store. */
-export const MAX_NAME_LENGTH = 255;
+const MAX_NAME_LENGTH = 255;
 
 const CUSTOM_NAME = /^CUSTOM_[A-Z0-9_]+$/;
 

@@ -1,7 +1,7 @@
 /**
  * A region's capacity at a glance, per resource class, from its providers'
  * inventories and usages: what the scheduled capacity function publishes
- * and `npm run capacity` prints. Pure.
+ * and `placement-admin capacity` prints. Pure.
  *
  * Per class: total and reserved as the inventories say; capacity
  * (total - reserved) * allocation_ratio summed; used; free, the capacity

@@ -6,9 +6,7 @@ export const STANDARD_RESOURCE_CLASSES: readonly string[] = standardClasses.reso
 export const STANDARD_TRAITS: readonly string[] = standardTraits.traits;
 
 const standardClassSet = new Set(STANDARD_RESOURCE_CLASSES);
-const standardTraitSet = new Set(STANDARD_TRAITS);
 export const isStandardResourceClass = (name: string): boolean => standardClassSet.has(name);
-export const isStandardTrait = (name: string): boolean => standardTraitSet.has(name);
 
 /** The standard trait of a provider that shares its inventory with the trees in its aggregates. */
 export const SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE';

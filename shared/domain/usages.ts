@@ -7,7 +7,7 @@ import { entryOf, UNKNOWN_CONSUMER_TYPE, type Consumer, type Provider, type Reso
 import { sortResourceClasses } from './inventory.js';
 
 /** The `consumer_type` filter value that puts every consumer in one group. */
-export const ALL_CONSUMER_TYPES = 'all';
+const ALL_CONSUMER_TYPES = 'all';
 
 /** One provider's usage: every class it has inventory of, 0 when nobody holds any. */
 export function providerUsages(provider: Pick<Provider, 'inventories' | 'usages'>): Resources {

@@ -4,12 +4,14 @@
  * table names. Operations are plain functions from a PlacementRequest to a
  * Reply; they throw HttpError for anything that is not a success.
  */
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { PlacementRequest } from './request.js';
 import type { Operation, Operations, PlacementContext, PlacementHandler, Reply } from './types.js';
 import { serviceUnavailable } from '../api/errors.js';
-import { unmatchedRouteError } from './router.js';
+import { logger } from './logger.js';
+import { unmatchedRouteError } from './route-matcher.js';
 import { routeKey, type HandlerName } from './routes.js';
 import { requestContext } from './middleware/request-context.js';
 import { errorResponse } from './middleware/error-response.js';
@@ -21,7 +23,6 @@ import { authorize } from './middleware/authorize.js';
 import { cacheHeaders } from './middleware/cache-headers.js';
 import { metrics } from './middleware/metrics.js';
 import { responseSize } from './middleware/response-size.js';
-import { logContext } from './middleware/log-context.js';
 import { trackConsumedCapacity } from '../storage/consumed-capacity.js';
 
 function toResult(reply: Reply, request: PlacementRequest): APIGatewayProxyStructuredResultV2 {
@@ -47,13 +48,15 @@ export function lambdaHandler<H extends HandlerName>(operations: Operations<H>):
     },
   })
     .use(metrics())
+    // Powertools' own middleware: every log line gets the function's name, memory, ARN, request id and cold start;
+    // the request id and microversion clients see are added where they become known (request context, microversion).
+    .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(responseSize())
     .use(requestContext())
     .use(cors())
     .use(errorResponse())
     .use(authenticate())
     .use(microversion())
-    .use(logContext())
     .use(cacheHeaders())
     .use(requestGuards())
     .use(authorize())

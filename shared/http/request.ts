@@ -6,8 +6,9 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { Microversion, MIN_VERSION } from '../api/microversion.js';
 import { QueryString } from '../api/query-string.js';
-import { matchRoute, type RouteMatch } from './router.js';
-import { validateBody, type JsonSchema } from './validation.js';
+import { matchRoute, type RouteMatch } from './route-matcher.js';
+import type { JsonSchema } from '../api/json-schema.js';
+import { validateBody } from './validation.js';
 import { readJsonBody } from './json-body.js';
 import type { Identity } from '../domain/policy.js';
 

@@ -6,36 +6,8 @@
  */
 import { badRequest } from '../api/errors.js';
 import { codePoints, pformat, pyRepr } from '../api/python-repr.js';
+import type { JsonSchema, JsonType } from '../api/json-schema.js';
 import { isUuidLike } from '../domain/uuid.js';
-
-export type JsonType = 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean' | 'null';
-
-/** The draft-4 keywords in use; a schema's keywords are checked in its key order, as upstream's are. */
-export interface JsonSchema {
-  type?: JsonType | JsonType[];
-  enum?: unknown[];
-  format?: 'uuid';
-  anyOf?: JsonSchema[];
-  oneOf?: JsonSchema[];
-  // objects
-  properties?: Record<string, JsonSchema>;
-  patternProperties?: Record<string, JsonSchema>;
-  additionalProperties?: boolean | JsonSchema;
-  required?: string[];
-  minProperties?: number;
-  maxProperties?: number;
-  // arrays
-  items?: JsonSchema;
-  minItems?: number;
-  maxItems?: number;
-  uniqueItems?: boolean;
-  // strings and numbers
-  pattern?: string;
-  minLength?: number;
-  maxLength?: number;
-  minimum?: number;
-  maximum?: number;
-}
 
 type Path = (string | number)[];
 type JsonObject = Record<string, unknown>;
@@ -223,7 +195,7 @@ function bestMatch(errors: SchemaError[]): SchemaError | undefined {
  * length (a body of 40,000 unexpected keys names them all); a response must
  * stay far below Lambda's 6 MB.
  */
-export const MAX_DESCRIPTION = 65_536;
+const MAX_DESCRIPTION = 65_536;
 
 /** The error's str(), newlines flattened to spaces, cut at MAX_DESCRIPTION characters. */
 function describe(e: SchemaError): string {

@@ -1,5 +1,5 @@
 // Body of PUT /resource_providers/{uuid}/aggregates.
-import type { JsonSchema } from '../http/validation.js';
+import type { JsonSchema } from '../api/json-schema.js';
 import { UUID_STRING } from './common.js';
 
 /** A list of distinct aggregate uuids. */

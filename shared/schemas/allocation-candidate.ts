@@ -1,5 +1,5 @@
 // Query string of GET /allocation_candidates.
-import type { JsonSchema } from '../http/validation.js';
+import type { JsonSchema } from '../api/json-schema.js';
 import { GROUP_PAT, GROUP_PAT_1_33 } from '../domain/candidate-request.js';
 import { omit } from './common.js';
 

@@ -1,5 +1,5 @@
 // Bodies of PUT /allocations/{consumer_uuid} and POST /allocations.
-import type { JsonSchema } from '../http/validation.js';
+import type { JsonSchema } from '../api/json-schema.js';
 import { GROUP_PAT_1_33 } from '../domain/candidate-request.js';
 import { CONSUMER_TYPE_PATTERN, RC_PATTERN, UUID_PATTERN, UUID_STRING } from './common.js';
 
@@ -75,7 +75,7 @@ export const PUT_ALLOCATIONS_1_12 = {
 } satisfies JsonSchema;
 
 /** One consumer's entry of the POST /allocations body, 1.13–1.27: like PUT 1.12 but allocations may be empty. */
-export const CONSUMER_ALLOCATIONS_1_13 = {
+const CONSUMER_ALLOCATIONS_1_13 = {
   ...PUT_ALLOCATIONS_1_12,
   properties: {
     ...PUT_ALLOCATIONS_1_12.properties,
@@ -111,7 +111,7 @@ export const POST_ALLOCATIONS_1_28 = {
 } satisfies JsonSchema;
 
 /** The optional mappings member, 1.34+: request-group suffix to a non-empty list of provider uuids. */
-export const MAPPINGS_1_34 = {
+const MAPPINGS_1_34 = {
   type: 'object',
   minProperties: 1,
   patternProperties: {

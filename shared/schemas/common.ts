@@ -1,5 +1,5 @@
 // Shared fragments for every endpoint schema: uuid, resource class, trait and consumer type patterns, and the float limit.
-import type { JsonSchema } from '../http/validation.js';
+import type { JsonSchema } from '../api/json-schema.js';
 
 const UUID_CHAR = '[0-9a-fA-F-]';
 /** Loose uuid shape (36 hex digits or dashes) used to key objects by provider/consumer uuid. */

@@ -1,5 +1,5 @@
 // Bodies of POST /resource_providers/{uuid}/inventories, PUT .../inventories and PUT .../inventories/{resource_class}.
-import type { JsonSchema } from '../http/validation.js';
+import type { JsonSchema } from '../api/json-schema.js';
 import { MAX_INT } from '../domain/inventory.js';
 import { RC_PATTERN, SQL_SP_FLOAT_MAX } from './common.js';
 
@@ -27,7 +27,7 @@ export const POST_INVENTORY_1_0 = {
 } satisfies JsonSchema;
 
 /** One record of the PUT /resource_providers/{uuid}/inventories body, 1.0+: no generation required. */
-export const INVENTORY_RECORD_1_0 = {
+const INVENTORY_RECORD_1_0 = {
   ...PUT_INVENTORY_1_0,
   required: PUT_INVENTORY_1_0.required.filter((name) => name !== 'resource_provider_generation'),
 } satisfies JsonSchema;

@@ -1,5 +1,5 @@
 // Body of POST /reshaper.
-import type { JsonSchema } from '../http/validation.js';
+import type { JsonSchema } from '../api/json-schema.js';
 import { POST_ALLOCATIONS_1_28, POST_ALLOCATIONS_1_34, POST_ALLOCATIONS_1_38 } from './allocation.js';
 import { UUID_PATTERN } from './common.js';
 import { PUT_INVENTORIES_1_0 } from './inventory.js';

@@ -1,5 +1,5 @@
 // Bodies of POST /resource_classes and PUT /resource_classes/{name}.
-import type { JsonSchema } from '../http/validation.js';
+import type { JsonSchema } from '../api/json-schema.js';
 import { CUSTOM_RC_PATTERN } from './common.js';
 
 /** POST /resource_classes body, 1.2+: a CUSTOM_ name. */

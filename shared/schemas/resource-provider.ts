@@ -1,5 +1,5 @@
 // Bodies of POST /resource_providers and PUT /resource_providers/{uuid}; query string of GET /resource_providers.
-import type { JsonSchema } from '../http/validation.js';
+import type { JsonSchema } from '../api/json-schema.js';
 import { omit, UUID_STRING } from './common.js';
 
 /** POST /resource_providers body, 1.0–1.13. */

@@ -1,15 +1,15 @@
 // Trait names for PUT /traits/{name}, body of PUT /resource_providers/{uuid}/traits, query string of GET /traits.
-import type { JsonSchema } from '../http/validation.js';
+import type { JsonSchema } from '../api/json-schema.js';
 import { CUSTOM_TRAIT_PATTERN } from './common.js';
 
 /** Any trait name, 1.6+. */
-export const TRAIT = { type: 'string', minLength: 1, maxLength: 255 } satisfies JsonSchema;
+const TRAIT = { type: 'string', minLength: 1, maxLength: 255 } satisfies JsonSchema;
 
 /** A custom trait name, 1.6+: the {name} of PUT /traits/{name} (validated as a bare string). */
 export const CUSTOM_TRAIT = { ...TRAIT, pattern: CUSTOM_TRAIT_PATTERN } satisfies JsonSchema;
 
 /** A list of custom traits, 1.6+ (defined upstream, used by no handler). */
-export const PUT_TRAITS_1_6 = {
+const PUT_TRAITS_1_6 = {
   type: 'object',
   properties: {
     traits: { type: 'array', items: CUSTOM_TRAIT },

@@ -1,5 +1,5 @@
 // Query string of GET /usages.
-import type { JsonSchema } from '../http/validation.js';
+import type { JsonSchema } from '../api/json-schema.js';
 import { CONSUMER_TYPE_GET_PATTERN } from './common.js';
 
 /** GET /usages query, 1.9–1.37: project_id (required) and user_id. */

@@ -5,7 +5,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIG_CHANGES_AT_NOVA_SIZES } from '../../scripts/lib/big-changes.js';
-import { PlacementClient } from '../../scripts/lib/placement-client.js';
+import { PlacementClient } from '../../admin/placement-client.js';
 import { useLocalService } from '../support/local-service.js';
 import { startReference } from '../support/reference.js';
 

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { PlacementClient, type ApiResponse } from '../../scripts/lib/placement-client.js';
+import { PlacementClient, type ApiResponse } from '../../admin/placement-client.js';
 import { useLocalService } from '../support/local-service.js';
 import { CASE_CLASSES, createFixture, newFixture, snapshotPaths, type HostileCase } from '../support/hostile-cases.js';
 

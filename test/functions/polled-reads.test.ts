@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { ApiResponse } from '../../scripts/lib/placement-client.js';
+import type { ApiResponse } from '../../admin/placement-client.js';
 import { consumerKey } from '../../shared/storage/items/consumer.js';
 import { providerKey } from '../../shared/storage/items/provider.js';
 import { getItem } from '../../shared/storage/reads.js';

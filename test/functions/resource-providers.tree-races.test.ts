@@ -6,7 +6,7 @@
  * set disagrees with its children.
  */
 import { describe, expect, it } from 'vitest';
-import { PlacementClient } from '../../scripts/lib/placement-client.js';
+import { PlacementClient } from '../../admin/placement-client.js';
 import { getProvider } from '../../shared/storage/providers.js';
 import { useServiceBehindFaultProxy } from '../support/fault-proxy-service.js';
 

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { useLocalService } from '../support/local-service.js';
-import { PlacementClient } from '../../scripts/lib/placement-client.js';
+import { PlacementClient } from '../../admin/placement-client.js';
 
 const service = useLocalService();
 const placement = () => new PlacementClient(service.url, { version: '1.39' });

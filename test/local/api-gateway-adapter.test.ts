@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { useLocalService } from '../support/local-service.js';
-import { client } from '../../scripts/lib/placement-client.js';
+import { client } from '../../admin/placement-client.js';
 
 const service = useLocalService();
 const api = service.client({ token: 'admin', version: '1.39' });

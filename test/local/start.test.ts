@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { useLocalService } from '../support/local-service.js';
-import { client } from '../../scripts/lib/placement-client.js';
+import { client } from '../../admin/placement-client.js';
 
 let directory: string;
 /** The environment without this file's configuration, for the `npm start` runs below. */

@@ -6,7 +6,7 @@
  * it was; the few accepted ones say so (`writes`).
  */
 import { randomUUID } from 'node:crypto';
-import type { PlacementClient } from '../../scripts/lib/placement-client.js';
+import type { PlacementClient } from '../../admin/placement-client.js';
 
 /** What the cases act on: created once, then (by every refused case) left alone. */
 export interface Fixture {
@@ -44,8 +44,8 @@ export interface HostileCase {
 
 export type CaseClass = (fixture: Fixture) => HostileCase[];
 
-export const CUSTOM_CLASS = 'CUSTOM_HOSTILE';
-export const CUSTOM_TRAIT = 'CUSTOM_HOSTILE';
+const CUSTOM_CLASS = 'CUSTOM_HOSTILE';
+const CUSTOM_TRAIT = 'CUSTOM_HOSTILE';
 
 /** A new fixture's ids (the cases are built from them before it exists). */
 export function newFixture(): Fixture {

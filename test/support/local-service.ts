@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, vi } from 'vitest';
 import type { LocalService } from '../../local/service.js';
-import { client } from '../../scripts/lib/placement-client.js';
+import { client } from '../../admin/placement-client.js';
 
 type Environment = Record<string, string | undefined>;
 

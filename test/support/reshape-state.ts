@@ -6,7 +6,7 @@
  */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
-import type { PlacementClient } from '../../scripts/lib/placement-client.js';
+import type { PlacementClient } from '../../admin/placement-client.js';
 import { dynamo, tableName } from '../../shared/storage/client.js';
 import { FENCE_ATTRIBUTE } from '../../shared/storage/journal.js';
 

@@ -3,7 +3,7 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { addPlacementStacks } from '../../infra/placement-app.js';
 
-export const TEST_CONTEXT = {
+const TEST_CONTEXT = {
   // No stack needs its assets bundled: the functions' code is not what these tests look at.
   'aws:cdk:bundling-stacks': [],
   regions: 'us-east-1,eu-west-1',

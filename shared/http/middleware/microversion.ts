@@ -1,5 +1,6 @@
-/** Reads the requested microversion and echoes it on the response. */
+/** Reads the requested microversion, echoes it on the response and tags the request's log lines with it. */
 import { requestedMicroversion } from '../../api/microversion.js';
+import { logger } from '../logger.js';
 import type { PlacementRequest } from '../request.js';
 import type { LambdaRequest, PlacementMiddleware } from '../types.js';
 
@@ -15,6 +16,7 @@ export const microversion = (): PlacementMiddleware => ({
     const placement = request.context.placement!;
     placement.version = requestedMicroversion(placement.header('openstack-api-version'));
     placement.versionKnown = true;
+    logger.appendKeys({ microversion: placement.version.toString() });
   },
   after: (request: LambdaRequest) => {
     const placement = request.context.placement!;

@@ -1,5 +1,6 @@
-/** Builds the PlacementRequest and stamps every response with its request id. */
+/** Builds the PlacementRequest, stamps every response and log line with its request id. */
 import { randomUUID } from 'node:crypto';
+import { logger } from '../logger.js';
 import { PlacementRequest } from '../request.js';
 import type { LambdaRequest, PlacementMiddleware } from '../types.js';
 
@@ -12,7 +13,9 @@ export const requestContext = (): PlacementMiddleware => {
   };
   return {
     before: (request: LambdaRequest) => {
-      request.context.placement = new PlacementRequest(`req-${randomUUID()}`, request.event);
+      const requestId = `req-${randomUUID()}`;
+      request.context.placement = new PlacementRequest(requestId, request.event);
+      logger.appendKeys({ request_id: requestId });
     },
     after: stamp,
     onError: stamp,

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import type { LocalService } from '../../../local/service.js';
 import { Keystone } from '../../../shared/auth/keystone.js';
 import { KeystoneSecretError, secretCredentials } from '../../../shared/auth/secret-credentials.js';
-import { client } from '../../../scripts/lib/placement-client.js';
+import { client } from '../../../admin/placement-client.js';
 import { ADMIN_PASSWORD, KeystoneAdmin, issueToken, keystoneUnavailableReason, startKeystone, type KeystoneServer } from '../../support/keystone-server.js';
 import { FakeSecretsManager } from '../../support/secrets-manager-server.js';
 

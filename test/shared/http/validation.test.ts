@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { HttpError } from '../../../shared/api/errors.js';
 import { pyRepr } from '../../../shared/api/python-repr.js';
-import { isValid, validateBody, validateQuery, type JsonSchema } from '../../../shared/http/validation.js';
+import type { JsonSchema } from '../../../shared/api/json-schema.js';
+import { isValid, validateBody, validateQuery } from '../../../shared/http/validation.js';
 import { isUuidLike } from '../../../shared/domain/uuid.js';
 import { PUT_AGGREGATES_1_19 } from '../../../shared/schemas/aggregate.js';
 import { PUT_ALLOCATIONS_1_12, PUT_ALLOCATIONS_1_28, PUT_ALLOCATIONS_1_38, POST_ALLOCATIONS_1_34 } from '../../../shared/schemas/allocation.js';

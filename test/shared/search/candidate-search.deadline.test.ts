@@ -5,7 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { PlacementClient } from '../../../scripts/lib/placement-client.js';
+import { PlacementClient } from '../../../admin/placement-client.js';
 import { useLocalService } from '../../support/local-service.js';
 
 const service = useLocalService(() => ({ PLACEMENT_SEARCH_DEADLINE_MS: '300' }));

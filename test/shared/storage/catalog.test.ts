@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { PlacementClient } from '../../../scripts/lib/placement-client.js';
+import { PlacementClient } from '../../../admin/placement-client.js';
 import { dynamo, tableName } from '../../../shared/storage/client.js';
 import { catalogEntryKey, TRAITS_PK } from '../../../shared/storage/items/catalog-entry.js';
 import { providerKey } from '../../../shared/storage/items/provider.js';

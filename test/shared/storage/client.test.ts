@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { FaultRates } from '../../../scripts/lib/dynamodb-fault-proxy.js';
 import { formatReport, runFaults } from '../../../scripts/lib/fault-run.js';
-import { PlacementClient } from '../../../scripts/lib/placement-client.js';
+import { PlacementClient } from '../../../admin/placement-client.js';
 import { useServiceBehindFaultProxy } from '../../support/fault-proxy-service.js';
 
 /** Shorter than the local default, so that slow answers outlast it; long enough for DynamoDB Local on a busy machine. */

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../../local/dynamodb-local.js';
 import { reshapeVgpuToChild } from '../../../scripts/lib/big-changes.js';
 import { startFaultProxy, type FaultProxy } from '../../../scripts/lib/dynamodb-fault-proxy.js';
-import { PlacementClient } from '../../../scripts/lib/placement-client.js';
+import { PlacementClient } from '../../../admin/placement-client.js';
 import { sweepChanges } from '../../../shared/storage/journal.js';
 import { isApply, isCommit, isFence, isFinish, isStaging, nth } from '../../support/journal-requests.js';
 import { leftovers, reshapeState, rewriteConsumer } from '../../support/reshape-state.js';

@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { reshapeVgpuToChild } from '../../../scripts/lib/big-changes.js';
-import { PlacementClient } from '../../../scripts/lib/placement-client.js';
+import { PlacementClient } from '../../../admin/placement-client.js';
 import { getProvider } from '../../../shared/storage/providers.js';
 import { FENCE_ATTRIBUTE, sweepChanges } from '../../../shared/storage/journal.js';
 import { dynamo, tableName } from '../../../shared/storage/client.js';

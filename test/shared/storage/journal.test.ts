@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { reshapeVgpuToChild } from '../../../scripts/lib/big-changes.js';
-import { PlacementClient } from '../../../scripts/lib/placement-client.js';
+import { PlacementClient } from '../../../admin/placement-client.js';
 import { dynamo, tableName } from '../../../shared/storage/client.js';
 import { FENCE_ATTRIBUTE, sweepChanges } from '../../../shared/storage/journal.js';
 import { useServiceBehindFaultProxy } from '../../support/fault-proxy-service.js';

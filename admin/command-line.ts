@@ -1,0 +1,87 @@
+/**
+ * The command line of placement-admin: each command declares its options
+ * once, and that declaration is both what Node's `util.parseArgs` parses
+ * (strictly: an unknown option, a missing value or a stray argument is a
+ * usage error) and what its `--help` prints.
+ */
+import { parseArgs } from 'node:util';
+
+/** Exit statuses: 0 done (and, after a copy or verify, 0 differences). */
+export const EXIT_DIFFERENCES = 1;
+export const EXIT_USAGE = 2;
+/** A copy stopped by PLACEMENT_COPY_STOP_AFTER_WRITES (a test hook: as if killed). */
+export const EXIT_STOPPED = 3;
+
+export interface OptionSpec {
+  type: 'string' | 'boolean';
+  /** What the value stands for in the help text: `URL`, `N`, `FILE`. */
+  value?: string;
+  help: string;
+  required?: boolean;
+}
+
+export type OptionSpecs = Record<string, OptionSpec>;
+
+/** What a command's run gets: each option's value, `undefined` when not given (booleans: `false`). */
+export type OptionValues<O extends OptionSpecs> = { [K in keyof O]: O[K]['type'] extends 'boolean' ? boolean : string | undefined };
+
+export interface Command<O extends OptionSpecs = OptionSpecs> {
+  name: string;
+  /** One line for the list of commands. */
+  summary: string;
+  /** The arguments after the command's name, as the usage line shows them. */
+  synopsis: string;
+  /** What the command does, for its --help. */
+  description: string;
+  options: O;
+  /** Checks that options exclude or need each other; throws a UsageError. */
+  check?: (values: OptionValues<O>) => void;
+  /** Does the work; resolves with the exit status. */
+  run: (values: OptionValues<O>) => Promise<number>;
+}
+
+/** Declares a command with its option types kept for its `run`. */
+export const command = <O extends OptionSpecs>(definition: Command<O>): Command => definition as unknown as Command;
+
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+const HELP: OptionSpec = { type: 'boolean', help: 'print this help' };
+
+export function helpText(program: string, { name, synopsis, description, options }: Command): string {
+  const rows = Object.entries({ ...options, help: HELP }).map(([name, spec]) => [`--${name}${spec.value ? ` ${spec.value}` : ''}`, spec.help]);
+  const width = Math.max(...rows.map(([flag]) => flag!.length));
+  return [`usage: ${program} ${name} ${synopsis}`, '', description, '', 'options:', ...rows.map(([flag, help]) => `  ${flag!.padEnd(width)}  ${help}`)].join(
+    '\n',
+  );
+}
+
+/** The command's options from `args`, or `{ help: true }`; a UsageError for anything it does not take. */
+export function parseOptions(command: Command, args: string[]): { help: true } | { help: false; values: OptionValues<OptionSpecs> } {
+  const options = Object.fromEntries(Object.entries({ ...command.options, help: HELP }).map(([name, { type }]) => [name, { type }]));
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({ args, options, strict: true, allowPositionals: false }));
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (values.help) return { help: true };
+  for (const [name, spec] of Object.entries(command.options)) {
+    if (spec.required && values[name] === undefined) throw new UsageError(`--${name} ${spec.value ?? ''} is required`.replace(/ +is/, ' is'));
+    if (spec.type === 'boolean') values[name] = values[name] === true;
+  }
+  const parsed = values as OptionValues<OptionSpecs>;
+  command.check?.(parsed);
+  return { help: false, values: parsed };
+}
+
+/** A whole number from 1 to 256 (requests under way at once), 8 when not given. */
+export function concurrencyOf(value: string | undefined): number {
+  const concurrency = value === undefined ? 8 : Number(value);
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) throw new UsageError('--concurrency takes a whole number from 1 to 256');
+  return concurrency;
+}
