@@ -106,7 +106,7 @@ export interface WalkFilter {
  * with hundreds of traits) the walk filters less and the function, which
  * checks every tree exactly anyway, drops the rest.
  */
-export const MAX_FILTER_CONDITIONS = 40;
+const MAX_FILTER_CONDITIONS = 40;
 
 function filterExpression(filter: WalkFilter) {
   const names: Record<string, string> = {

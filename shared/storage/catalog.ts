@@ -37,7 +37,7 @@ interface UseCount {
 
 const total = ({ entry, shards }: UseCount) => shards.reduce<number>((sum, refs) => sum + (refs ?? 0), entry.legacyRefs);
 
-export class Catalog {
+class Catalog {
   private readonly standardNames: ReadonlySet<string>;
 
   constructor(

@@ -65,7 +65,7 @@ const keyText = (key: Key) => `${key.pk}\n${key.sk}`;
 const keyOf = (item: Item): Key => ({ pk: item.pk as string, sk: item.sk as string });
 
 /** The change holding an item (as the document client reads it), if any. */
-export const fenceOf = (item: Item): string | undefined => (typeof item[FENCE_ATTRIBUTE] === 'string' ? (item[FENCE_ATTRIBUTE] as string) : undefined);
+const fenceOf = (item: Item): string | undefined => (typeof item[FENCE_ATTRIBUTE] === 'string' ? (item[FENCE_ATTRIBUTE] as string) : undefined);
 
 /** The change holding an item as DynamoDB returns it raw (a failed condition's item), if any. */
 export const rawFenceOf = (item: Record<string, { S?: string }> | undefined): string | undefined => item?.[FENCE_ATTRIBUTE]?.S;

@@ -173,7 +173,7 @@ function putProvider(provider: Provider, read: Provider | undefined, onCondition
   return { item: { Put: { TableName: tableName(), Item: encodeProvider(provider), ConditionExpression: condition, ...e.attributes() } }, onConditionFailed };
 }
 
-export function deleteProvider(provider: Provider, onConditionFailed?: () => Error): Write {
+function deleteProvider(provider: Provider, onConditionFailed?: () => Error): Write {
   const e = new Expression();
   return {
     item: {
@@ -218,14 +218,14 @@ function stillInPlace(asRead: Provider): Write {
   return { item: { ConditionCheck: { TableName: tableName(), Key: providerKey(asRead.uuid), ConditionExpression: condition, ...e.attributes() } } };
 }
 
-export function claimName(name: string, uuid: string, onConditionFailed: () => Error): Write {
+function claimName(name: string, uuid: string, onConditionFailed: () => Error): Write {
   return {
     item: { Put: { TableName: tableName(), Item: encodeProviderName(name, uuid), ConditionExpression: 'attribute_not_exists(pk)' } },
     onConditionFailed,
   };
 }
 
-export function releaseName(name: string): Write {
+function releaseName(name: string): Write {
   return { item: { Delete: { TableName: tableName(), Key: providerNameKey(name) } } };
 }
 

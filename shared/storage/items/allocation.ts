@@ -11,8 +11,8 @@ import { numberMapField, stringField, TYPE_ATTRIBUTE, type Item, type Key } from
 import { providerPartition } from './provider.js';
 
 export const ALLOCATION_TYPE = 'allocation';
-export const ALLOCATION_PREFIX = 'ALLOC#';
-export const AllocationAttribute = { consumerUuid: 'consumerUuid', resources: 'resources' } as const;
+const ALLOCATION_PREFIX = 'ALLOC#';
+const AllocationAttribute = { consumerUuid: 'consumerUuid', resources: 'resources' } as const;
 
 export const allocationKey = (providerUuid: string, consumerUuid: string): Key => ({
   pk: providerPartition(providerUuid),

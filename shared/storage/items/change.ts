@@ -69,7 +69,7 @@ export interface StagedWrite {
   action: StagedAction;
 }
 
-export const StagedWriteAttribute = { target: 'target', kind: 'kind', item: 'item', expression: 'expression', names: 'names', values: 'values' } as const;
+const StagedWriteAttribute = { target: 'target', kind: 'kind', item: 'item', expression: 'expression', names: 'names', values: 'values' } as const;
 
 export const stagedPartition = (id: string): string => `CHANGE#${id}`;
 export const stagedWriteKey = (id: string, target: Key): Key => ({ pk: stagedPartition(id), sk: sha256(`${target.pk}\n${target.sk}`) });

@@ -32,7 +32,7 @@ export const projectGroup = (projectId: string): string => clientPart('PROJECT',
 /** The start of the byGroup sort keys of one user's consumers. */
 export const userPrefix = (userId: string): string => `${clientPart('USER', userId, SORT_PART_BYTES)}#`;
 
-export function consumerIndexKeys(uuid: string, projectId: string, userId: string) {
+function consumerIndexKeys(uuid: string, projectId: string, userId: string) {
   return { gpk: projectGroup(projectId), gsk: `${userPrefix(userId)}${uuid}` };
 }
 

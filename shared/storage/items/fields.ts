@@ -42,7 +42,7 @@ export class ItemTooLarge extends Error {
  * UTF-8 bytes, numbers by at most 21 bytes, and 3 bytes plus one per element
  * of overhead for lists, maps and sets, attribute names included.
  */
-export function storedSize(value: unknown): number {
+function storedSize(value: unknown): number {
   if (typeof value === 'string') return Buffer.byteLength(value);
   if (typeof value === 'number') return 21;
   if (typeof value === 'boolean' || value === null || value === undefined) return 1;

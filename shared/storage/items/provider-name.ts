@@ -8,7 +8,7 @@ import { stringField, TYPE_ATTRIBUTE, type Item, type Key } from './fields.js';
 import { clientPart } from './key-parts.js';
 
 export const PROVIDER_NAME_TYPE = 'providerName';
-export const ProviderNameAttribute = { uuid: 'uuid' } as const;
+const ProviderNameAttribute = { uuid: 'uuid' } as const;
 
 export const providerNameKey = (name: string): Key => ({ pk: clientPart('RPNAME', name), sk: 'RPNAME' });
 

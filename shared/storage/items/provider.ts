@@ -69,7 +69,7 @@ export const treeSortPrefix = (rootUuid: string): string => `${rootUuid}#`;
  * other index, so that a claim, which changes a provider's usage, rewrites
  * one index entry only (an index entry is rewritten whenever its item is).
  */
-export function providerIndexKeys(uuid: string, rootUuid: string) {
+function providerIndexKeys(uuid: string, rootUuid: string) {
   return { spk: shardOf(rootUuid), ssk: `${treeSortPrefix(rootUuid)}${uuid}` };
 }
 

@@ -14,7 +14,7 @@ import { stringField, TYPE_ATTRIBUTE, type Item, type Key } from './fields.js';
 import { clientPart } from './key-parts.js';
 
 export const SEARCH_ENTRY_TYPE = 'searchEntry';
-export const SearchEntryAttribute = { uuid: 'uuid' } as const;
+const SearchEntryAttribute = { uuid: 'uuid' } as const;
 
 export const SHARING_PK = 'SHARING';
 export const sharingMarkerKey = (uuid: string): Key => ({ pk: SHARING_PK, sk: uuid });

@@ -12,7 +12,7 @@ import { TTL_ATTRIBUTE } from '../table-definition.js';
 
 export const TOKEN_VALIDATION_TYPE = 'tokenValidation';
 
-export const TokenValidationAttribute = {
+const TokenValidationAttribute = {
   userId: 'userId',
   projectId: 'projectId',
   roles: 'roles',
