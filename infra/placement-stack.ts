@@ -37,6 +37,10 @@ interface FrontDoor {
 
 type Logging = { logRetentionDays: number; systemLogLevel: SystemLogLevel };
 
+/** The operator's policy as the handlers get it: a JSON file in the bundle and the variable naming it (relative to /var/task, Lambda's working directory). */
+type PolicyFiles = { environment: Record<string, string>; files?: Record<string, string> };
+const POLICY_FILE_NAME = 'policy.json';
+
 /** The secret named by context (an ARN or a name), or a new one for the operator to fill in. */
 function keystoneSecret(scope: Construct, reference: string | undefined): ISecret {
   if (reference === undefined) {
@@ -74,13 +78,8 @@ export class PlacementStack extends Stack {
     if (settings.auth.strategy === 'keystone') {
       secret = keystoneSecret(this, settings.auth.keystoneSecret);
       auth.PLACEMENT_KEYSTONE_SECRET_ARN = secret.secretArn;
+      // readSettings refuses a keystone deployment without it.
       if (settings.auth.keystoneUrl) auth.PLACEMENT_KEYSTONE_URL = settings.auth.keystoneUrl;
-      else {
-        Annotations.of(this).addWarningV2(
-          'placement:keystoneUrl',
-          'No keystoneUrl context: the functions refuse to start (fail closed) until it is given (-c keystoneUrl=https://keystone.example.com/v3).',
-        );
-      }
     } else {
       Annotations.of(this).addWarningV2(
         'placement:noauth2',
@@ -90,11 +89,16 @@ export class PlacementStack extends Stack {
       auth.PLACEMENT_ALLOW_NOAUTH2_IN_LAMBDA = 'true';
     }
     const common = { ...settings.environment, ...auth, PLACEMENT_STAGE: settings.stage };
+    // The policy file, read at synth, ships to the functions that check the policy as JSON: they carry no YAML parser.
+    const policy: PolicyFiles =
+      settings.policyRules === undefined
+        ? { environment: {} }
+        : { environment: { PLACEMENT_POLICY_FILE: POLICY_FILE_NAME }, files: { [POLICY_FILE_NAME]: JSON.stringify(settings.policyRules) } };
     const logging = { logRetentionDays: settings.logRetentionDays, systemLogLevel: settings.systemLogLevel };
     const door: FrontDoor =
       settings.frontDoor === 'functionUrl'
-        ? this.functionUrlFrontDoor(table, common, secret, logging)
-        : this.httpApiFrontDoor(name, table, common, secret, logging);
+        ? this.functionUrlFrontDoor(table, common, policy, secret, logging)
+        : this.httpApiFrontDoor(name, table, common, policy, secret, logging);
 
     this.seedStandardCatalogs(table, settings);
 
@@ -125,12 +129,20 @@ export class PlacementStack extends Stack {
   }
 
   /** The default front door: API Gateway's HTTP API, one function per handler family, the authorizer (the only reader of the secret). */
-  private httpApiFrontDoor(name: string, table: ITable, common: Record<string, string>, secret: ISecret | undefined, logging: Logging): FrontDoor {
+  private httpApiFrontDoor(
+    name: string,
+    table: ITable,
+    common: Record<string, string>,
+    policy: PolicyFiles,
+    secret: ISecret | undefined,
+    logging: Logging,
+  ): FrontDoor {
     const { settings } = this.props;
     const handlers = new HandlerFunctions(this, 'Handlers', {
       table,
       settings: settings.functions,
-      environment: { ...common, PLACEMENT_TABLE_NAME: table.tableName },
+      environment: { ...common, ...policy.environment, PLACEMENT_TABLE_NAME: table.tableName },
+      files: policy.files,
       ...logging,
     });
     // The authorizer never reads the table; it must know whether API Gateway caches its answers (functions/authorizer.ts).
@@ -156,11 +168,12 @@ export class PlacementStack extends Stack {
   }
 
   /** `-c frontDoor=functionUrl`: one router function behind a function URL; the handlers validate tokens themselves. */
-  private functionUrlFrontDoor(table: ITable, common: Record<string, string>, secret: ISecret | undefined, logging: Logging): FrontDoor {
+  private functionUrlFrontDoor(table: ITable, common: Record<string, string>, policy: PolicyFiles, secret: ISecret | undefined, logging: Logging): FrontDoor {
     const door = new FunctionUrlFrontDoor(this, 'FunctionUrl', {
       table,
       settings: this.props.settings.functions.router,
-      environment: { ...common, PLACEMENT_TABLE_NAME: table.tableName },
+      environment: { ...common, ...policy.environment, PLACEMENT_TABLE_NAME: table.tableName },
+      files: policy.files,
       secret,
       ...logging,
     });

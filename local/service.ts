@@ -5,9 +5,14 @@
  */
 import { createServer, type Server } from 'node:http';
 import { handlers } from '../functions/index.js';
-import { apiGatewayAdapter, clientErrorHandler } from './api-gateway-adapter.js';
+import { readPolicyFilesWith } from '../shared/auth/policy-file.js';
+import { parsePolicyFile } from '../shared/auth/policy-yaml.js';
+import { clientErrorHandler, inProcessDispatch, requestListener } from './api-gateway-adapter.js';
 import { prepareTable } from './create-table.js';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.js';
+
+// Operators' policy files are YAML here; in Lambda the stack ships them as JSON (the policyFile context).
+readPolicyFilesWith(parsePolicyFile);
 
 export interface LocalServiceOptions {
   port: number;
@@ -37,10 +42,11 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   };
   try {
     await prepareTable();
-    const adapter = apiGatewayAdapter(handlers);
-    // The adapter answers every error itself: its promise never rejects.
-    const server: Server = createServer((request, response) => void adapter(request, response));
-    server.on('clientError', clientErrorHandler(handlers));
+    const dispatch = inProcessDispatch(handlers);
+    const listener = requestListener(dispatch);
+    // The listener answers every error itself: its promise never rejects.
+    const server: Server = createServer((request, response) => void listener(request, response));
+    server.on('clientError', clientErrorHandler(dispatch));
     server.keepAliveTimeout = 65_000;
     const host = options.host ?? '127.0.0.1';
     await new Promise<void>((resolve, reject) => {

@@ -23,6 +23,7 @@ export interface FunctionUrlFrontDoorProps {
   table: ITable;
   settings: FunctionSettings;
   environment: Record<string, string>;
+  files?: Record<string, string>;
   /** The Keystone service credentials: the handlers validate tokens themselves here. */
   secret?: ISecret;
   logRetentionDays: number;
@@ -51,6 +52,7 @@ export class FunctionUrlFrontDoor extends Construct {
       description: 'Placement router: every route, behind the function URL',
       settings: props.settings,
       environment: { PLACEMENT_KEYSTONE_CACHE_SECONDS: TOKEN_CACHE_SECONDS, ...props.environment },
+      files: props.files,
       logRetentionDays: props.logRetentionDays,
       systemLogLevel: props.systemLogLevel,
     });

@@ -4,14 +4,14 @@
  * per route), all arm64 on Node.js 22, bundled locally by esbuild as ES
  * modules with the AWS SDK inside (infra/bundling.ts).
  */
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Stage } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel as LambdaSystemLogLevel } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { HandlerName } from '../../shared/http/routes.js';
-import { BUNDLING, DEPS_LOCK_FILE, PROJECT_ROOT, entryPath, handlerEntry } from '../bundling.js';
+import { BUNDLING, DEPS_LOCK_FILE, PROJECT_ROOT, bundlingWithFiles, entryPath, handlerEntry } from '../bundling.js';
 import { HANDLER_FAMILIES, type FunctionSettings, type SystemLogLevel } from '../settings.js';
 
 /** What each family does with the table; typed by family so a new one cannot be forgotten. */
@@ -36,6 +36,8 @@ export interface PlacementFunctionProps {
   environment: Record<string, string>;
   logRetentionDays: number;
   systemLogLevel: SystemLogLevel;
+  /** Files shipped beside the code (name to content), read relative to the function's directory. */
+  files?: Record<string, string>;
 }
 
 /**
@@ -69,7 +71,7 @@ export class PlacementFunction extends NodejsFunction {
       loggingFormat: LoggingFormat.JSON,
       systemLogLevelV2: LambdaSystemLogLevel[props.systemLogLevel],
       applicationLogLevelV2: ApplicationLogLevel.INFO,
-      bundling: BUNDLING,
+      bundling: props.files ? bundlingWithFiles(props.files, Stage.of(scope)!.outdir) : BUNDLING,
     });
   }
 }
@@ -78,6 +80,7 @@ export interface HandlerFunctionsProps {
   table: ITable;
   settings: Record<HandlerName, FunctionSettings>;
   environment: Record<string, string>;
+  files?: Record<string, string>;
   logRetentionDays: number;
   systemLogLevel: SystemLogLevel;
 }
@@ -94,6 +97,7 @@ export class HandlerFunctions extends Construct {
         description: `Placement ${family} handler`,
         settings: props.settings[family],
         environment: props.environment,
+        files: props.files,
         logRetentionDays: props.logRetentionDays,
         systemLogLevel: props.systemLogLevel,
       });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parsePolicyFile, PolicyFileError } from '../../shared/auth/policy-file.js';
+import { parsePolicyJson, PolicyFileError } from '../../shared/auth/policy-file.js';
+import { parsePolicyFile } from '../../shared/auth/policy-yaml.js';
 
 describe('policy files', () => {
   it('reads quoted and plain keys and values, comments and document markers', () => {
@@ -64,5 +65,22 @@ describe('policy files', () => {
   ])('refuses %j', (text, message) => {
     expect(() => parsePolicyFile(text)).toThrow(PolicyFileError);
     expect(() => parsePolicyFile(text)).toThrow(message);
+  });
+});
+
+describe('policy files in Lambda (JSON the stack wrote)', () => {
+  it('reads a flat object of check strings', () => {
+    expect(parsePolicyJson('{"admin_api": "role:admin", "placement:traits:list": "@"}')).toEqual({ admin_api: 'role:admin', 'placement:traits:list': '@' });
+  });
+
+  it.each([
+    ['"a": "b"', /not JSON .*policyFile context/],
+    ['["a"]', /must be an object/],
+    ['null', /must be an object/],
+    ['{"a": 12}', /the value of "a" must be a check string/],
+    ['{"a": {"b": "c"}}', /the value of "a" must be a check string/],
+  ])('refuses %j', (text, message) => {
+    expect(() => parsePolicyJson(text)).toThrow(PolicyFileError);
+    expect(() => parsePolicyJson(text)).toThrow(message);
   });
 });
