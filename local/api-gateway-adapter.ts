@@ -236,6 +236,9 @@ export function clientErrorHandler(dispatch: Dispatch) {
       socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n\r\n`);
       return;
     }
+    // The body the client is still sending is read and dropped while the request is answered: closing a socket
+    // with unread data resets it, and the client can lose the answer (seen with a handler's cold start).
+    socket.resume();
     dispatch(request, undefined).then(
       (result) => {
         const body = resultBody(result);

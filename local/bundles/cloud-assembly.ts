@@ -19,6 +19,7 @@ interface Resource {
 
 export interface FunctionSpec {
   logicalId: string;
+  description?: string;
   /** The bundle's directory (the asset CDK staged in cdk.out). */
   codeDirectory: string;
   /** `file.export`, as Lambda reads it. */
@@ -146,6 +147,7 @@ export function readStack(assembly: string, stackName: string, references: Omit<
     const logging = isObject(properties.LoggingConfig) ? properties.LoggingConfig : {};
     functions.set(logicalId, {
       logicalId,
+      description: typeof properties.Description === 'string' ? properties.Description : undefined,
       codeDirectory: join(assembly, assetPath),
       handler: String(properties.Handler),
       runtime: String(properties.Runtime),

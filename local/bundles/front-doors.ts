@@ -147,38 +147,41 @@ export function httpApiDispatch(routes: HttpRoute[], authorizer: Authorizer | un
   };
 }
 
-/** A Lambda function URL (auth type NONE) in front of one function. */
-export function functionUrlDispatch(functionId: string, region: string, invoke: Invoke): Dispatch {
-  const urlId = 'local0function0url0000000000000';
-  const domainName = `${urlId}.lambda-url.${region}.on.aws`;
-  return async (request: HttpRequest, body: string | undefined) => {
-    const apiEvent = toEvent(request, body, () => ({ key: '$default' }));
-    const now = new Date();
-    const { http } = apiEvent.requestContext;
-    const event: APIGatewayProxyEventV2 = {
-      version: '2.0',
+const FUNCTION_URL_ID = 'local0function0url0000000000000';
+
+/** The event a function URL (auth type NONE) hands its function: payload 2.0 with the URL's own requestContext. */
+export function functionUrlEvent(request: HttpRequest, body: string | undefined, region: string): APIGatewayProxyEventV2 {
+  const domainName = `${FUNCTION_URL_ID}.lambda-url.${region}.on.aws`;
+  const apiEvent = toEvent(request, body, () => ({ key: '$default' }));
+  const now = new Date();
+  const { http } = apiEvent.requestContext;
+  return {
+    version: '2.0',
+    routeKey: '$default',
+    rawPath: apiEvent.rawPath,
+    rawQueryString: apiEvent.rawQueryString,
+    headers: { ...apiEvent.headers, host: domainName, 'x-forwarded-proto': 'https', 'x-forwarded-for': http.sourceIp },
+    body,
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: 'anonymous',
+      apiId: FUNCTION_URL_ID,
+      domainName,
+      domainPrefix: FUNCTION_URL_ID,
+      http,
+      requestId: randomUUID(),
       routeKey: '$default',
-      rawPath: apiEvent.rawPath,
-      rawQueryString: apiEvent.rawQueryString,
-      headers: { ...apiEvent.headers, host: domainName, 'x-forwarded-proto': 'https', 'x-forwarded-for': http.sourceIp },
-      body,
-      isBase64Encoded: false,
-      requestContext: {
-        accountId: 'anonymous',
-        apiId: urlId,
-        domainName,
-        domainPrefix: urlId,
-        http,
-        requestId: randomUUID(),
-        routeKey: '$default',
-        stage: '$default',
-        time: now.toISOString(),
-        timeEpoch: now.getTime(),
-      },
-    };
-    const invocation = await invoke(functionId, event);
-    return invocation.ok
-      ? toResult(invocation.result)
-      : { statusCode: 502, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ Message: null }) };
+      stage: '$default',
+      time: now.toISOString(),
+      timeEpoch: now.getTime(),
+    },
+  };
+}
+
+/** A Lambda function URL in front of one function; 502 when it fails, as Lambda answers. */
+export function functionUrlDispatch(functionId: string, region: string, invoke: Invoke): Dispatch {
+  return async (request: HttpRequest, body: string | undefined) => {
+    const invocation = await invoke(functionId, functionUrlEvent(request, body, region));
+    return invocation.ok ? toResult(invocation.result) : { statusCode: 502, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ Message: null }) };
   };
 }

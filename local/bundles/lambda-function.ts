@@ -22,7 +22,10 @@ const BOOTSTRAP = join(dirname(fileURLToPath(import.meta.url)), 'lambda-bootstra
 /** Lambda gives an on-demand instance's init at most 10 s. */
 const INIT_TIMEOUT_MS = 10_000;
 
-export type Invocation = { ok: true; result: unknown } | { ok: false; errorType: string; errorMessage: string; phase: 'init' | 'invoke' | 'timeout' | 'crash' };
+/** A function's answer or failure, and the handler's own time (Lambda's Duration, init apart) when it ran. */
+export type Invocation =
+  | { ok: true; result: unknown; durationMs?: number }
+  | { ok: false; errorType: string; errorMessage: string; phase: 'init' | 'invoke' | 'timeout' | 'crash'; durationMs?: number };
 
 export interface ColdStart {
   function: string;
@@ -60,7 +63,6 @@ class Instance {
   private readonly child: ChildProcess;
   readonly ready: Promise<Extract<Message, { type: 'ready' }>>;
   private readonly pending = new Map<string, (message: Message | undefined) => void>();
-  invocations = 0;
   alive = true;
 
   constructor(node: string, taskRoot: string, spec: FunctionSpec, env: Record<string, string>, output: (text: string) => void) {
@@ -91,7 +93,6 @@ class Instance {
   invoke(event: unknown, functionArn: string, timeoutMs: number): Promise<{ invocation: Invocation; durationMs: number }> {
     const id = randomUUID();
     const deadline = Date.now() + timeoutMs;
-    this.invocations++;
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.kill();
@@ -203,7 +204,7 @@ export class LambdaFunction {
       }
       const { invocation, durationMs } = await instance.invoke(event, this.arn, this.spec.timeoutSeconds * 1000);
       if (cold) this.coldStarts.push({ function: this.name, initMs: ready.initMs, firstInvocationMs: durationMs });
-      return invocation;
+      return { ...invocation, durationMs };
     } finally {
       this.release(instance);
     }

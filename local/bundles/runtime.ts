@@ -43,6 +43,8 @@ export interface BundleRuntime {
   coldStarts(): ColdStart[];
   /** Invokes one of the stack's functions directly (by logical id), as `aws lambda invoke` would. */
   invoke(functionId: string, event: unknown): Promise<Invocation>;
+  /** A function of the stack with no warm instance yet (its next invocation is a cold start); the caller stops it. */
+  coldFunction(functionId: string): LambdaFunction;
   stop(): Promise<void>;
 }
 
@@ -82,19 +84,22 @@ export async function startBundleRuntime(options: BundleRuntimeOptions): Promise
   const node = options.node ?? node22();
   const output = options.output ?? ((name: string, text: string) => process.stderr.write(text.replace(/^(?=.)/gm, `[${name}] `)));
   const functions = new Map<string, LambdaFunction>();
+  const coldFunction = (id: string): LambdaFunction => {
+    const spec = stack.functions.get(id);
+    if (spec === undefined) throw new Error(`${stackName}: no function ${id}`);
+    return new LambdaFunction(`${stackName}-${id}`.slice(0, 64), spec, {
+      node,
+      region: stack.region,
+      accountId: ACCOUNT_ID,
+      overrides: { PLACEMENT_DYNAMODB_ENDPOINT: endpoint, ...options.overrides },
+      output,
+      maxInstances: options.maxInstances ?? 4,
+    });
+  };
   const functionFor = (id: string): LambdaFunction => {
     let fn = functions.get(id);
     if (fn === undefined) {
-      const spec = stack.functions.get(id);
-      if (spec === undefined) throw new Error(`${stackName}: no function ${id}`);
-      fn = new LambdaFunction(`${stackName}-${id}`.slice(0, 64), spec, {
-        node,
-        region: stack.region,
-        accountId: ACCOUNT_ID,
-        overrides: { PLACEMENT_DYNAMODB_ENDPOINT: endpoint, ...options.overrides },
-        output,
-        maxInstances: options.maxInstances ?? 4,
-      });
+      fn = coldFunction(id);
       functions.set(id, fn);
     }
     return fn;
@@ -148,6 +153,7 @@ export async function startBundleRuntime(options: BundleRuntimeOptions): Promise
       dynamoDbEndpoint: endpoint,
       coldStarts: () => [...functions.values()].flatMap((fn) => fn.coldStarts),
       invoke,
+      coldFunction,
       stop,
     };
   } catch (error) {
