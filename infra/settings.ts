@@ -226,18 +226,7 @@ export function readSettings(node: Node): PlacementSettings {
   const policyRules = policyFile === undefined ? undefined : readPolicyRules(policyFile, environment as Record<string, string>);
 
   const frontDoor = context.oneOf('frontDoor', FRONT_DOORS, 'httpApi');
-  for (const region of regions) {
-    const missing = knownMissing(region, frontDoor);
-    if (missing.length > 0) {
-      throw new Error(`context regions: ${region} has no ${missing.join(' and ')}, which frontDoor=${frontDoor} needs (docs/operators/deploy.md, "Regions")`);
-    }
-  }
   const keystoneUrl = context.string('keystoneUrl');
-  if (strategy === 'keystone' && keystoneUrl === undefined) {
-    throw new Error(
-      'context keystoneUrl: required with auth=keystone (-c keystoneUrl=https://keystone.example.com/v3); without it every function would refuse to start',
-    );
-  }
 
   const capacityMinutes = context.number('capacityMetricsMinutes', 5, 1, 1440);
   if (!Number.isInteger(capacityMinutes)) throw new Error(`context capacityMetricsMinutes: whole minutes, got ${capacityMinutes}`);
@@ -290,4 +279,24 @@ function readPolicyRules(path: string, environment: Record<string, string>): Rec
   } catch (error) {
     throw new Error(`context policyFile ${path}: ${(error as Error).message}`, { cause: error });
   }
+}
+
+/**
+ * What would make a deployment of these settings fail once deployed: a region
+ * without a service the front door needs, a Keystone deployment that does not
+ * know where Keystone is (every function would refuse to start). Synth
+ * refuses them (infra/placement-app.ts); the preflight lists them.
+ */
+export function deploymentProblems(settings: PlacementSettings): string[] {
+  const problems = settings.regions.flatMap((region) =>
+    knownMissing(region, settings.frontDoor).map(
+      (missing) => `context regions: ${region} has no ${missing}, which frontDoor=${settings.frontDoor} needs (docs/operators/deploy.md, "Regions")`,
+    ),
+  );
+  if (settings.auth.strategy === 'keystone' && settings.auth.keystoneUrl === undefined) {
+    problems.push(
+      'context keystoneUrl: required with auth=keystone (-c keystoneUrl=https://keystone.example.com/v3); without it every function would refuse to start',
+    );
+  }
+  return problems;
 }

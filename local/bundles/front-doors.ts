@@ -149,9 +149,13 @@ export function httpApiDispatch(routes: HttpRoute[], authorizer: Authorizer | un
 
 const FUNCTION_URL_ID = 'local0function0url0000000000000';
 
-/** The event a function URL (auth type NONE) hands its function: payload 2.0 with the URL's own requestContext. */
-export function functionUrlEvent(request: HttpRequest, body: string | undefined, region: string): APIGatewayProxyEventV2 {
-  const domainName = `${FUNCTION_URL_ID}.lambda-url.${region}.on.aws`;
+/**
+ * The event a function URL (auth type NONE) hands its function: payload 2.0
+ * with the URL's own requestContext. Lambda adds the X-Forwarded headers;
+ * the host is the one the client asked for (here this machine, over plain
+ * HTTP), so that the links the handlers build lead back here.
+ */
+export function functionUrlEvent(request: HttpRequest, body: string | undefined): APIGatewayProxyEventV2 {
   const apiEvent = toEvent(request, body, () => ({ key: '$default' }));
   const now = new Date();
   const { http } = apiEvent.requestContext;
@@ -160,13 +164,13 @@ export function functionUrlEvent(request: HttpRequest, body: string | undefined,
     routeKey: '$default',
     rawPath: apiEvent.rawPath,
     rawQueryString: apiEvent.rawQueryString,
-    headers: { ...apiEvent.headers, host: domainName, 'x-forwarded-proto': 'https', 'x-forwarded-for': http.sourceIp },
+    headers: { ...apiEvent.headers, 'x-forwarded-proto': 'http', 'x-forwarded-for': http.sourceIp },
     body,
     isBase64Encoded: false,
     requestContext: {
       accountId: 'anonymous',
       apiId: FUNCTION_URL_ID,
-      domainName,
+      domainName: apiEvent.requestContext.domainName,
       domainPrefix: FUNCTION_URL_ID,
       http,
       requestId: randomUUID(),
@@ -179,9 +183,11 @@ export function functionUrlEvent(request: HttpRequest, body: string | undefined,
 }
 
 /** A Lambda function URL in front of one function; 502 when it fails, as Lambda answers. */
-export function functionUrlDispatch(functionId: string, region: string, invoke: Invoke): Dispatch {
+export function functionUrlDispatch(functionId: string, invoke: Invoke): Dispatch {
   return async (request: HttpRequest, body: string | undefined) => {
-    const invocation = await invoke(functionId, functionUrlEvent(request, body, region));
-    return invocation.ok ? toResult(invocation.result) : { statusCode: 502, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ Message: null }) };
+    const invocation = await invoke(functionId, functionUrlEvent(request, body));
+    return invocation.ok
+      ? toResult(invocation.result)
+      : { statusCode: 502, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ Message: null }) };
   };
 }

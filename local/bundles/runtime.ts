@@ -9,7 +9,13 @@
  * (and whatever `overrides` adds, e.g. a Secrets Manager stand-in).
  */
 import { createServer, type Server } from 'node:http';
-import { CreateTableCommand, UpdateTimeToLiveCommand, type CreateTableCommandInput, type TimeToLiveSpecification } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  ResourceInUseException,
+  UpdateTimeToLiveCommand,
+  type CreateTableCommandInput,
+  type TimeToLiveSpecification,
+} from '@aws-sdk/client-dynamodb';
 import { dynamo } from '../../shared/storage/client.js';
 import { clientErrorHandler, requestListener, type Dispatch } from '../api-gateway-adapter.js';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../dynamodb-local.js';
@@ -53,7 +59,7 @@ const ACCOUNT_ID = '000000000000';
 /** The template's table, created on DynamoDB Local as CloudFormation would create it. */
 async function createTable(name: string, properties: Record<string, unknown>): Promise<void> {
   const { AttributeDefinitions, KeySchema, GlobalSecondaryIndexes, LocalSecondaryIndexes, BillingMode, TimeToLiveSpecification } = properties;
-  await dynamo().send(
+  const creation = dynamo().send(
     new CreateTableCommand({
       TableName: name,
       AttributeDefinitions,
@@ -64,6 +70,13 @@ async function createTable(name: string, properties: Record<string, unknown>): P
       ...(BillingMode === 'PAY_PER_REQUEST' ? {} : { ProvisionedThroughput: properties.ProvisionedThroughput }),
     } as CreateTableCommandInput),
   );
+  try {
+    await creation;
+  } catch (error) {
+    // A DynamoDB that outlives the runtime (PLACEMENT_DYNAMODB_ENDPOINT) keeps the table and its data, as a redeploy would.
+    if (error instanceof ResourceInUseException) return;
+    throw error;
+  }
   const ttl = TimeToLiveSpecification as TimeToLiveSpecification | undefined;
   if (ttl?.Enabled) await dynamo().send(new UpdateTimeToLiveCommand({ TableName: name, TimeToLiveSpecification: ttl }));
 }
@@ -135,7 +148,7 @@ export async function startBundleRuntime(options: BundleRuntimeOptions): Promise
 
     const door = stack.frontDoor;
     const dispatch: Dispatch =
-      door.kind === 'functionUrl' ? functionUrlDispatch(door.functionId, stack.region, invoke) : httpApiDispatch(door.routes, door.authorizer, invoke);
+      door.kind === 'functionUrl' ? functionUrlDispatch(door.functionId, invoke) : httpApiDispatch(door.routes, door.authorizer, invoke);
     const listener = requestListener(dispatch);
     // The listener answers every error itself: its promise never rejects.
     server = createServer((request, response) => void listener(request, response));
