@@ -6,7 +6,7 @@
  * Placement.
  */
 import { createHash } from 'node:crypto';
-import { Annotations, CfnOutput, CustomResource, Stack, Tags, type StackProps } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, CustomResource, Stack, Tags, Validations, type StackProps } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -19,9 +19,9 @@ import { PlacementApi } from './constructs/api.js';
 import { CapacityMetrics } from './constructs/capacity.js';
 import { FunctionUrlFrontDoor } from './constructs/function-url.js';
 import { functionUrlMetrics, httpApiMetrics, type FrontDoorMetrics } from './constructs/front-door-metrics.js';
-import { HandlerFunctions, PlacementFunction } from './constructs/functions.js';
+import { executionRole, HandlerFunctions, PlacementFunction } from './constructs/functions.js';
 import { Observability } from './constructs/observability.js';
-import { PlacementTable } from './constructs/table.js';
+import { grantTableAccess, PlacementTable } from './constructs/table.js';
 import type { PlacementSettings, SystemLogLevel } from './settings.js';
 
 export interface PlacementStackProps extends StackProps {
@@ -44,7 +44,7 @@ const POLICY_FILE_NAME = 'policy.json';
 /** The secret named by context (an ARN or a name), or a new one for the operator to fill in. */
 function keystoneSecret(scope: Construct, reference: string | undefined): ISecret {
   if (reference === undefined) {
-    return new Secret(scope, 'KeystoneCredentials', {
+    const secret = new Secret(scope, 'KeystoneCredentials', {
       description: 'Placement service user credentials for Keystone token validation',
       generateSecretString: {
         secretStringTemplate: JSON.stringify({ username: 'placement', userDomainName: 'Default', projectName: 'service', projectDomainName: 'Default' }),
@@ -52,6 +52,14 @@ function keystoneSecret(scope: Construct, reference: string | undefined): ISecre
         excludePunctuation: true,
       },
     });
+    Validations.of(secret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        "The secret is the Keystone service user's password, which Keystone owns: rotating it means changing the user in Keystone, which a " +
+        'Secrets Manager rotation function could only do holding Keystone admin credentials. The operator rotates it in Keystone, then with ' +
+        'put-secret-value; the functions read the secret at each Keystone login, so no redeploy is needed (docs/operators/deploy.md)',
+    });
+    return secret;
   }
   return reference.startsWith('arn:')
     ? Secret.fromSecretCompleteArn(scope, 'KeystoneCredentials', reference)
@@ -193,10 +201,14 @@ export class PlacementStack extends Stack {
       logRetentionDays: settings.logRetentionDays,
       systemLogLevel: settings.systemLogLevel,
     });
-    table.grantReadWriteData(seeder);
-    const provider = new Provider(this, 'CatalogSeederProvider', {
-      onEventHandler: seeder,
-      logGroup: new LogGroup(this, 'CatalogSeederProviderLogs', { retention: settings.logRetentionDays as RetentionDays }),
+    grantTableAccess(table, seeder, 'readWrite');
+    const providerLogs = new LogGroup(this, 'CatalogSeederProviderLogs', { retention: settings.logRetentionDays as RetentionDays });
+    const providerRole = executionRole(this, 'CatalogSeederProviderRole', providerLogs);
+    const provider = new Provider(this, 'CatalogSeederProvider', { onEventHandler: seeder, logGroup: providerLogs, frameworkOnEventRole: providerRole });
+    Validations.of(providerRole).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::<CatalogSeeder6BBB85D2.Arn>:*]',
+      reason:
+        "CDK's custom-resource framework is granted lambda:InvokeFunction on the seeder function and its qualified ARNs (versions); it is the only function it may invoke",
     });
     const catalogs = createHash('sha256')
       .update(JSON.stringify([STANDARD_RESOURCE_CLASSES, STANDARD_TRAITS]))

@@ -4,15 +4,11 @@
  * `npm start`, the integration tests and the benchmarks.
  */
 import { createServer, type Server } from 'node:http';
-import { handlers } from '../functions/index.js';
 import { readPolicyFilesWith } from '../shared/auth/policy-file.js';
 import { parsePolicyFile } from '../shared/auth/policy-yaml.js';
 import { clientErrorHandler, inProcessDispatch, requestListener } from './api-gateway-adapter.js';
 import { prepareTable } from './create-table.js';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.js';
-
-// Operators' policy files are YAML here; in Lambda the stack ships them as JSON (the policyFile context).
-readPolicyFilesWith(parsePolicyFile);
 
 export interface LocalServiceOptions {
   port: number;
@@ -28,6 +24,10 @@ export interface LocalService {
 }
 
 export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
+  // Operators' policy files are YAML here (in Lambda the stack ships them as JSON, the policyFile context): the reader
+  // is handed over before the handlers load, since they read the policy as they load (a broken file stops the start).
+  readPolicyFilesWith(parsePolicyFile);
+  const { handlers } = await import('../functions/index.js');
   let database: DynamoDbLocal | undefined;
   if (!process.env.PLACEMENT_DYNAMODB_ENDPOINT) {
     database = await startDynamoDbLocal({ dataDirectory: options.dataDirectory });

@@ -18,6 +18,7 @@ import { Construct } from 'constructs';
 import { ROUTER_ENTRY } from '../bundling.js';
 import type { FunctionSettings, SystemLogLevel } from '../settings.js';
 import { PlacementFunction } from './functions.js';
+import { grantTableAccess } from './table.js';
 
 export interface FunctionUrlFrontDoorProps {
   table: ITable;
@@ -56,7 +57,7 @@ export class FunctionUrlFrontDoor extends Construct {
       logRetentionDays: props.logRetentionDays,
       systemLogLevel: props.systemLogLevel,
     });
-    props.table.grantReadWriteData(this.router);
+    grantTableAccess(props.table, this.router, 'readWrite');
     props.secret?.grantRead(this.router);
     const url = this.router.addFunctionUrl({ authType: FunctionUrlAuthType.NONE });
     // https://<id>.lambda-url.<region>.on.aws/ -> https://<id>.lambda-url.<region>.on.aws
