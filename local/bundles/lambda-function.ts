@@ -218,3 +218,16 @@ export class LambdaFunction {
     rmSync(this.taskRoot, { recursive: true, force: true });
   }
 }
+
+const median = (numbers: number[]) => [...numbers].sort((a, b) => a - b)[Math.floor(numbers.length / 2)]!;
+
+/** One line per function: how many cold starts, their median init and first invocation (a Markdown table). */
+export function coldStartTable(coldStarts: ColdStart[]): string {
+  const byFunction = new Map<string, ColdStart[]>();
+  for (const start of coldStarts) byFunction.set(start.function, [...(byFunction.get(start.function) ?? []), start]);
+  const rows = [...byFunction].map(
+    ([name, starts]) =>
+      `| ${name} | ${starts.length} | ${median(starts.map((start) => start.initMs)).toFixed(0)} | ${median(starts.map((start) => start.firstInvocationMs)).toFixed(0)} |`,
+  );
+  return ['| function | cold starts | median init ms | median first invocation ms |', '|---|---|---|---|', ...rows].join('\n');
+}

@@ -6,7 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import { startBundleRuntime, type BundleRuntime } from './runtime.js';
-import type { ColdStart } from './lambda-function.js';
+import { coldStartTable } from './lambda-function.js';
 
 const { values } = parseArgs({
   options: {
@@ -25,19 +25,6 @@ const overrides = Object.fromEntries(
     return [assignment.slice(0, equals), assignment.slice(equals + 1)];
   }),
 );
-
-const median = (numbers: number[]) => [...numbers].sort((a, b) => a - b)[Math.floor(numbers.length / 2)]!;
-
-/** One line per function: how many cold starts, their median init and first invocation. */
-function coldStartTable(coldStarts: ColdStart[]): string {
-  const byFunction = new Map<string, ColdStart[]>();
-  for (const start of coldStarts) byFunction.set(start.function, [...(byFunction.get(start.function) ?? []), start]);
-  const rows = [...byFunction].map(
-    ([name, starts]) =>
-      `| ${name} | ${starts.length} | ${median(starts.map((start) => start.initMs)).toFixed(0)} | ${median(starts.map((start) => start.firstInvocationMs)).toFixed(0)} |`,
-  );
-  return ['| function | cold starts | median init ms | median first invocation ms |', '|---|---|---|---|', ...rows].join('\n');
-}
 
 let runtime: BundleRuntime;
 try {

@@ -6,13 +6,16 @@
  * then the stack itself, synthesized with its real bundles for both front
  * doors, answers through it.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addPlacementStacks } from '../../infra/placement-app.js';
-import { NODE22 } from '../../local/bundles/node22.js';
+import { readStack } from '../../local/bundles/cloud-assembly.js';
+import { coldStartTable } from '../../local/bundles/lambda-function.js';
+import { NODE22, node22 } from '../../local/bundles/node22.js';
 import { startBundleRuntime, type BundleRuntime } from '../../local/bundles/runtime.js';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../local/dynamodb-local.js';
 import { client } from '../../scripts/lib/placement-client.js';
@@ -69,18 +72,32 @@ const integration = (fn: string) => ({ Type: 'AWS::ApiGatewayV2::Integration', P
 const reply = (body: string) => `export const handler = async (event, context) => ({ statusCode: 200, body: JSON.stringify(${body}) });`;
 
 let database: DynamoDbLocal;
+let node: string;
 const runtimes: BundleRuntime[] = [];
+// An empty cache: the pinned Node 22 is fetched with npm (from npm's own cache when it has it) and checked, as CI's first run does.
+const cache = mkdtempSync(join(tmpdir(), 'node22-'));
 beforeAll(async () => {
+  process.env.PLACEMENT_NODE22_CACHE = cache;
+  node = node22();
   database = await startDynamoDbLocal({});
   process.env.PLACEMENT_DYNAMODB_ENDPOINT = database.endpoint;
 });
 afterAll(async () => {
   for (const runtime of runtimes) await runtime.stop();
   delete process.env.PLACEMENT_DYNAMODB_ENDPOINT;
+  delete process.env.PLACEMENT_NODE22_CACHE;
   await database?.stop();
+  rmSync(cache, { recursive: true, force: true });
 });
+
+it('fetches the pinned Node 22 from the npm registry into its cache, once', () => {
+  expect(node.startsWith(cache)).toBe(true);
+  expect(execFileSync(node, ['--version'], { encoding: 'utf8' }).trim()).toBe(`v${NODE22.version}`);
+  expect(node22()).toBe(node);
+});
+
 async function serve(directory: string): Promise<BundleRuntime> {
-  const runtime = await startBundleRuntime({ assembly: directory, port: 0, output: () => undefined });
+  const runtime = await startBundleRuntime({ assembly: directory, port: 0, node, output: () => undefined });
   runtimes.push(runtime);
   return runtime;
 }
@@ -152,6 +169,7 @@ describe('a function as Lambda runs it', () => {
     expect(both.map((response) => response.body.calls).sort()).toEqual([1, 3]);
     const starts = runtime.coldStarts();
     expect(starts).toHaveLength(2);
+    expect(coldStartTable(starts)).toMatch(/^\| function \| cold starts .*\n\|---.*\n\| Test-Count \| 2 \| \d+ \| \d+ \|$/);
     for (const start of starts) {
       expect(start.function).toBe('Test-Count');
       expect(start.initMs).toBeGreaterThan(0);
@@ -189,6 +207,75 @@ describe('a function as Lambda runs it', () => {
     }
     expect((await runtime.invoke('Lacking', {})).ok).toBe(false);
     expect(await runtime.invoke('Slow', {})).toMatchObject({ ok: false, phase: 'timeout', errorMessage: 'Task timed out after 1.00 seconds' });
+  });
+});
+
+describe('a function URL as the template wires it', () => {
+  it("hands the function the URL's event, and answers 502 when it fails", async () => {
+    const runtime = await serve(
+      assembly(
+        {
+          Router: lambda('Router'),
+          Url: { Type: 'AWS::Lambda::Url', Properties: { AuthType: 'NONE', TargetFunctionArn: { 'Fn::GetAtt': ['Router', 'Arn'] } } },
+        },
+        {
+          Router: `export const handler = async (event) => {
+            if (event.rawPath === '/fail') throw new Error('boom');
+            return { statusCode: 200, body: JSON.stringify({ routeKey: event.routeKey, path: event.rawPath, query: event.rawQueryString, params: event.pathParameters ?? null, proto: event.headers['x-forwarded-proto'] }) };
+          };`,
+        },
+      ),
+    );
+    const call = client(runtime.url);
+    expect((await call('GET', '/resource_providers/x?in_tree=y')).body).toEqual({
+      routeKey: '$default',
+      path: '/resource_providers/x',
+      query: 'in_tree=y',
+      params: null,
+      proto: 'http',
+    });
+    expect((await call('GET', '/fail')).status).toBe(502);
+  });
+});
+
+describe('a template the runtime cannot serve as AWS would', () => {
+  const stack = (resources: Record<string, unknown>) => () => readStack(assembly(resources, {}), 'Test', { tableName: 'table', accountId: '000000000000' });
+
+  it('is refused with the reason, naming the resource', () => {
+    expect(stack({ Fn: lambda('Fn', { Environment: { Variables: { X: { 'Fn::ImportValue': 'elsewhere' } } } }) })).toThrow(
+      /Fn's X is \{"Fn::ImportValue":"elsewhere"\}, which the bundle runtime cannot resolve/,
+    );
+    expect(stack({ Integration: integration('Nowhere') })).toThrow(/Integration's IntegrationUri names no bundled function/);
+    expect(stack({ Fn: lambda('Fn'), Route: route('GET /x', 'Missing') })).toThrow(/route Route has no Lambda integration/);
+    expect(stack({ Fn: lambda('Fn'), I: integration('Fn'), Route: route('GET /x', 'I', true) })).toThrow(/asks for an authorizer the API lacks/);
+    expect(() => readStack(assembly({}, {}), 'Other', { tableName: 'table', accountId: '0' })).toThrow(/no stack Other \(stacks: Test\)/);
+  });
+
+  it('resolves what CloudFormation would: the table, a secret, a function ARN, the region and account', () => {
+    const { functions } = stack({
+      Secret: { Type: 'AWS::SecretsManager::Secret' },
+      Other: lambda('Other'),
+      Fn: lambda('Fn', {
+        Environment: {
+          Variables: {
+            TABLE: { Ref: 'Table' },
+            SECRET: { Ref: 'Secret' },
+            TARGET: { 'Fn::GetAtt': ['Other', 'Arn'] },
+            REGION: { Ref: 'AWS::Region' },
+            ACCOUNT: { Ref: 'AWS::AccountId' },
+            NUMBER: 7,
+          },
+        },
+      }),
+    })();
+    expect(functions.get('Fn')!.environment).toEqual({
+      TABLE: 'table',
+      SECRET: 'arn:aws:secretsmanager:eu-west-1:000000000000:secret:Secret',
+      TARGET: 'arn:aws:lambda:eu-west-1:000000000000:function:Other',
+      REGION: 'eu-west-1',
+      ACCOUNT: '000000000000',
+      NUMBER: '7',
+    });
   });
 });
 
