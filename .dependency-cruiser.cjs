@@ -1,4 +1,4 @@
-// The import rules of docs/architecture.md, checked by `npm run check:imports` (dependency-cruiser).
+// The import rules of docs/design/architecture.md, checked by `npm run check:imports` (dependency-cruiser).
 // Layers point down: functions -> shared/{http,auth,search,schemas} -> shared/storage -> shared/domain -> shared/api.
 // shared/api (errors, microversions, query strings, Python-style quoting) is the neutral vocabulary
 // every layer may use; it imports nothing but itself.

@@ -1,4 +1,4 @@
-// ESLint with typescript-eslint's recommended rules; why ESLint: README, "Lint, format and layers".
+// ESLint with typescript-eslint's recommended rules; why ESLint: docs/design/architecture.md, "Checks".
 import js from '@eslint/js';
 import { defineConfig, globalIgnores } from 'eslint/config';
 import tseslint from 'typescript-eslint';

@@ -20,7 +20,7 @@
  * It reads the table, not the API: the API would take two requests per
  * provider (inventories, usages), each a Lambda invocation and a strongly
  * consistent read; the sharded index gives every provider item, and only
- * those, in eventually consistent pages (README, "Capacity at a glance").
+ * those, in eventually consistent pages (docs/operators/observability.md, "Capacity at a glance").
  */
 import { config } from '../shared/config.js';
 import { regionCapacity, type RegionCapacity } from '../shared/domain/region-capacity.js';

@@ -2,7 +2,7 @@
  * The brakes on abusive load, sized from the load a region really sends:
  * the API stage's rate and burst limits and each function's reserved
  * concurrency. Pure arithmetic, so that the reasoning is tested and the
- * README's figures come from the same numbers.
+ * documented figures (docs/operators/deploy.md, "Brakes") come from the same numbers.
  *
  * The load is nova-compute's steady polling (nova 26, `ResourceTracker`):
  * every 60 s `GET /resource_providers/{node}/allocations` twice (the deleted
@@ -39,7 +39,7 @@ const MIN_RATE_PER_SECOND = 100;
 const MIN_CONCURRENCY = 10;
 /**
  * What one request of a family may take in Lambda, a generous p99: CRUD reads
- * take 7-14 ms locally on DynamoDB Local (README, bundle table) and less on
+ * take 7-14 ms locally on DynamoDB Local (docs/operators/deploy.md, bundle table) and less on
  * DynamoDB; the allocations family also claims (about 30 ms). The
  * authorizer's figure is a Keystone round trip.
  */
@@ -52,7 +52,7 @@ export interface RegionSize {
 }
 
 export interface Brakes {
-  /** The region's steady request rate, for the README's reasoning. */
+  /** The region's steady request rate, for the documented reasoning. */
   steadyRequestsPerSecond: number;
   /** API Gateway stage limits: requests per second, and the token bucket's size. */
   rateLimit: number;

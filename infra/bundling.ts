@@ -20,6 +20,7 @@ export const AUTHORIZER_ENTRY = 'functions/authorizer.ts';
 export const ROUTER_ENTRY = 'functions/router.ts';
 export const CATALOG_SEEDER_ENTRY = 'infra/handlers/seed-catalogs.ts';
 export const CAPACITY_METRICS_ENTRY = 'functions/capacity-metrics.ts';
+export const CHANGE_SWEEPER_ENTRY = 'functions/change-sweeper.ts';
 export const handlerEntry = (family: string): string => `functions/${family}.ts`;
 
 /**

@@ -17,6 +17,7 @@ import { STANDARD_RESOURCE_CLASSES, STANDARD_TRAITS } from '../shared/domain/sta
 import { AUTHORIZER_ENTRY, CATALOG_SEEDER_ENTRY } from './bundling.js';
 import { PlacementApi } from './constructs/api.js';
 import { CapacityMetrics } from './constructs/capacity.js';
+import { ChangeSweeper } from './constructs/change-sweeper.js';
 import { FunctionUrlFrontDoor } from './constructs/function-url.js';
 import { functionUrlMetrics, httpApiMetrics, type FrontDoorMetrics } from './constructs/front-door-metrics.js';
 import { executionRole, HandlerFunctions, PlacementFunction } from './constructs/functions.js';
@@ -109,6 +110,7 @@ export class PlacementStack extends Stack {
         : this.httpApiFrontDoor(name, table, common, policy, secret, logging);
 
     this.seedStandardCatalogs(table, settings);
+    new ChangeSweeper(this, 'ChangeSweeper', { table, stage: settings.stage, ...logging });
 
     const observability = new Observability(this, 'Observability', {
       name,

@@ -1,7 +1,7 @@
 /**
  * Deployment settings from CDK context (`-c key=value` or cdk.json's
  * "context"), checked once with clear errors. Every key is documented in the
- * README's "Deploying to AWS" section.
+ * docs/operators/deploy.md, "Stack context settings".
  */
 import { readFileSync } from 'node:fs';
 import type { Node } from 'constructs';
@@ -78,7 +78,7 @@ export interface PlacementSettings {
 
 /**
  * Measured defaults (`npm run bundle-report` and `npm run cost-report`, see
- * the README): a process that has served its first request holds 50-60 MB,
+ * docs/operators/deploy.md and cost.md): a process that has served its first request holds 50-60 MB,
  * so memory is chosen for CPU, which Lambda allots in proportion to memory
  * (1769 MB is one vCPU). A CRUD call computes for a small part of its time
  * and waits on DynamoDB for the rest, and the waiting is billed at the

@@ -9,6 +9,10 @@ import { parsePolicyFile } from '../shared/auth/policy-yaml.js';
 import { clientErrorHandler, inProcessDispatch, requestListener } from './api-gateway-adapter.js';
 import { prepareTable } from './create-table.js';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.js';
+import { sweepChanges } from '../shared/storage/journal.js';
+
+/** How often the local service finishes the multi-step changes of writers that died, as the scheduled sweeper does in AWS. */
+const SWEEP_EVERY_MS = 30_000;
 
 export interface LocalServiceOptions {
   port: number;
@@ -42,6 +46,10 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   };
   try {
     await prepareTable();
+    // What a previous process left half done is finished now, then every SWEEP_EVERY_MS; a failed sweep waits for the next.
+    const sweep = () => void sweepChanges().catch(() => undefined);
+    sweep();
+    const sweeper = setInterval(sweep, SWEEP_EVERY_MS).unref();
     const dispatch = inProcessDispatch(handlers);
     const listener = requestListener(dispatch);
     // The listener answers every error itself: its promise never rejects.
@@ -58,6 +66,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       url: `http://${host}:${port}`,
       dynamoDbEndpoint: endpoint,
       stop: async () => {
+        clearInterval(sweeper);
         server.closeAllConnections();
         await new Promise((resolve) => server.close(resolve));
         await stopDatabase();

@@ -1,5 +1,5 @@
 /**
- * npm run check:imports: the import rules of .dependency-cruiser.cjs (docs/architecture.md) over the
+ * npm run check:imports: the import rules of .dependency-cruiser.cjs (docs/design/architecture.md) over the
  * product and its tools. Prints the import cycles and the domain's imports of plumbing or I/O (both
  * must be 0) and every violation; exits 1 on any.
  */

@@ -1,7 +1,7 @@
 /**
  * Configuration from environment variables, read on each use (getters), so a
  * variable set after import, as tests and the local server do, takes effect.
- * Documented in the README; the local server and the CDK stack set the same variables.
+ * Documented in docs/operators/configuration.md; the local server and the CDK stack set the same variables.
  */
 function flag(name: string): boolean {
   return /^(1|true|yes|on)$/i.test(process.env[name] ?? '');
@@ -27,6 +27,15 @@ export function commaSeparated(value: string | undefined): string[] {
 export const config = {
   get tableName(): string {
     return process.env.PLACEMENT_TABLE_NAME ?? 'placement';
+  },
+  /**
+   * How long the actor of a multi-step change (its writer, or whoever took
+   * over its rollback or completion) is presumed alive without renewing its
+   * lease; a fence it holds longer is taken for a dead writer's
+   * (docs/design/multi-step-changes.md).
+   */
+  get changeLeaseMs(): number {
+    return whole('PLACEMENT_CHANGE_LEASE_MS', 8000, 100);
   },
   /** A DynamoDB endpoint other than AWS's (DynamoDB Local). */
   get dynamoDbEndpoint(): string | undefined {

@@ -31,7 +31,7 @@ export interface CapacityMetricsProps {
 
 /**
  * Reading 10,000 providers takes about 1,000 eventually consistent read
- * units and a few seconds on DynamoDB Local (README, "Capacity at a glance");
+ * units and a few seconds on DynamoDB Local (docs/operators/observability.md, "Capacity at a glance");
  * 512 MB and a minute leave room for regions several times that size.
  */
 const FUNCTION_SETTINGS = { memoryMb: 512, timeoutSeconds: 60 };

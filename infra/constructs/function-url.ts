@@ -3,7 +3,7 @@
  * regions: one router function (functions/router.ts) serving every route
  * from the same handlers, behind a Lambda function URL, which costs nothing
  * per request beyond the invocation where API Gateway's HTTP API costs $1.00
- * per million (README, "Front doors").
+ * per million (docs/operators/cost.md, "Front doors").
  *
  * The URL's auth type is NONE: anyone can reach it, as they can reach the
  * HTTP API; the handlers refuse every request without a valid Keystone

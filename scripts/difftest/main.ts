@@ -67,7 +67,7 @@ for (const profile of options.profiles) {
     `\nprofile ${profile}, seed ${options.seed}: ${report.passed} passed, ${report.failed} failed in ${seconds} s; ${report.hostile} malformed or hostile requests (${((100 * report.hostile) / (report.passed + report.failed)).toFixed(1)}%)`,
   );
   for (const [fault, count] of report.tolerated)
-    console.log(`tolerated ${count}: upstream's ${fault} (README, compatibility notes); the target checked against the right answer`);
+    console.log(`tolerated ${count}: upstream's ${fault} (docs/compatibility.md); the target checked against the right answer`);
   if (report.ignoredTraits.length > 0) console.log(`ignored ${report.ignoredTraits.length} standard traits only the target's catalog has`);
   console.log(table(report));
   passed += report.passed;

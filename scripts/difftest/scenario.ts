@@ -64,7 +64,7 @@ export class Model {
   readonly providers = new Map<string, ProviderModel>();
   readonly consumers = new Map<string, ConsumerModel>();
   readonly customClasses = new Set<string>();
-  /** Classes any inventory request named: renaming one that is in use is a known limit here (README). */
+  /** Classes any inventory request named: renaming one that is in use is a known limit here (docs/operators/limits.md). */
   readonly stockedClasses = new Set<string>();
   readonly customTraits = new Set<string>();
   readonly aggregates: string[];
@@ -490,7 +490,7 @@ function* resourceClassCatalog(context: Context): Operation {
     // 1.7 and later: create if missing (nova's way); before: rename.
     const version = versionFor(context, '1.2', '1.7');
     const renaming = minor(version) < 7;
-    // This service cannot rename a class in use (README, "Known limits"): rename only classes never stocked.
+    // This service cannot rename a class in use (docs/operators/limits.md, "Known limits"): rename only classes never stocked.
     const renamed = renaming && model.stockedClasses.has(name) ? 'CUSTOM_NEVER_STOCKED' : name;
     const json = renaming ? { name: `${renamed}_RENAMED` } : undefined;
     const answer = yield { request: { method: 'PUT', path: `/resource_classes/${renamed}`, version, json } };
@@ -928,7 +928,7 @@ function* hostile(context: Context): Operation {
         { method: 'PUT', path: `/resource_providers/${uuid}/aggregates`, version: '1.19', json: { aggregates: [bad], resource_provider_generation: 0 } },
       ];
       // A known uuid in upper case is the same object here and on upstream's MySQL, another one on the reference's SQLite
-      // (README, compatibility notes): only reads, which the tester checks against upstream's lower-case answer.
+      // (docs/compatibility.md): only reads, which the tester checks against upstream's lower-case answer.
       yield { request: random.pick(upperCase ? requests.filter((request) => request.method === 'GET') : requests) };
       return;
     }

@@ -1,6 +1,6 @@
 /**
  * Where upstream Placement 8.0 is plainly wrong and this service deliberately
- * answers otherwise (README, "Compatibility notes"). Each fault is
+ * answers otherwise (docs/compatibility.md). Each fault is
  * recognised narrowly, from the request and upstream's answer, and this
  * service's answer is then checked against what is right instead of against
  * upstream's: the run reports these as tolerated, never as passed unseen.
@@ -210,7 +210,7 @@ const UPPER_CASE_UUID = /[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F
 
 /**
  * uuids are compared as written on the reference's SQLite, ignoring case on
- * upstream's MySQL deployments and here (README, "Hostile input and limits"):
+ * upstream's MySQL deployments and here (docs/operators/limits.md, "Hostile input"):
  * a GET naming a known provider or consumer in upper case is a 404 or an
  * empty list on the reference only. Allowed for: the target must answer what
  * upstream answers to the same GET with its uuids in lower case.

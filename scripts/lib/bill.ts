@@ -3,7 +3,7 @@
  * cost (DynamoDB units, CPU time and DynamoDB requests, log bytes, response bytes) and
  * how many of each nova sends (scripts/bench-region/nova.ts), at the list
  * prices of ./prices.ts; and the bill of running upstream Placement ourselves
- * for the same region. Pure arithmetic: test/unit/bill.test.ts.
+ * for the same region. Pure arithmetic: test/scripts/lib/bill.test.ts.
  */
 import { ASSOCIATION_REFRESH_MS, KINDS, UPDATE_INTERVAL_MS, type Kind } from '../bench-region/nova.js';
 import type { RegionShape } from '../bench-region/region.js';
@@ -178,7 +178,7 @@ export function authenticationMonthly(frontDoor: FrontDoor, nodes: number, reque
 }
 
 /**
- * The fixed monthly items of the stack (README "Cost"): one secret, 14 alarm
+ * The fixed monthly items of the stack (docs/operators/cost.md, "An idle region"): one secret, 14 alarm
  * metrics, the dashboard, the records' 4 custom metrics.
  */
 export const SERVERLESS_FIXED_MONTHLY = 0.4 + 1.4 + 3.0 + 4 * 0.3;

@@ -1,7 +1,7 @@
 /**
  * AWS list prices the cost report uses: us-east-1, on demand, in USD, as
  * published on the pages named when this was written (November 2026). Every
- * figure of the README's bill is one of these times a measurement.
+ * figure of the bill in docs/operators/cost.md is one of these times a measurement.
  */
 export const PRICES = {
   /**

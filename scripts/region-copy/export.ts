@@ -1,7 +1,7 @@
 /**
  * npm run export -- --from URL [--from-token T] [--concurrency N] [--quiet] > region.jsonl
  *
- * Writes a region as a region file (region-file.ts; README "Region files").
+ * Writes a region as a region file (region-file.ts; docs/operators/region-copy.md, "Region files").
  */
 import { once } from 'node:events';
 import { progressReporter } from '../lib/progress.js';

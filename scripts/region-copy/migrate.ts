@@ -3,8 +3,8 @@
  *                    [--dry-run | --verify-only] [--overwrite] [--quiet]
  *
  * Copies a region from any Placement API (upstream or this service) into
- * another through their APIs, then verifies the two. See the README
- * ("Moving a region").
+ * another through their APIs, then verifies the two. See
+ * docs/operators/region-copy.md.
  */
 import { progressReporter } from '../lib/progress.js';
 import { connect } from '../lib/placement-endpoint.js';

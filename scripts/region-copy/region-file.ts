@@ -1,7 +1,7 @@
 /**
  * The region file: the Region model as JSON lines, for backups and for
  * copying a region to another stage or region (`npm run export`, `npm run
- * import`). The format is documented in the README ("Region files"):
+ * import`). The format is documented in docs/operators/region-copy.md ("Region files"):
  *
  *   {"format":"openstack-placement-region","version":1,"created_at":...,"source":...,"microversion":...}
  *   {"resource_class":"CUSTOM_..."}                       one per custom resource class

@@ -21,11 +21,14 @@
  */
 import type { SearchProvider } from '../domain/model.js';
 import { SHARING_TRAIT } from '../domain/standard-catalog.js';
-import { fromSearchItem, listAggregateMembers as listProviderAggregateMembers, SEARCH_PROJECTION } from './providers.js';
-import { batchGet, queryAll, queryPage, withProjection, type Item } from './reads.js';
-import { allShards, providerKey, SHARING_PK, sharingPartition } from './keys.js';
+import { listAggregateMembers as listProviderAggregateMembers } from './providers.js';
+import { batchGet, projectionOf, queryAll, queryPage, withProjection, type Item, type Projection } from './reads.js';
 import { BY_SHARD_INDEX } from './table-definition.js';
-import { stringField } from './item-fields.js';
+import { allShards, decodeSearchProvider, providerKey, ProviderAttribute, SEARCH_ATTRIBUTES } from './items/provider.js';
+import { decodeSearchEntry, SHARING_PK, sharingPartition } from './items/search-entry.js';
+
+/** Reads only what the search uses: it reads thousands of providers, and parsing what it ignores is most of its CPU. */
+const SEARCH_PROJECTION: Projection = projectionOf(SEARCH_ATTRIBUTES);
 
 /** Counts the items read by one search. */
 export class ReadCounter {
@@ -38,7 +41,7 @@ const queryEverything = (input: Parameters<typeof queryAll>[0], counter: ReadCou
 export async function getProvidersForSearch(uuids: string[], counter: ReadCounter): Promise<SearchProvider[]> {
   const items = await batchGet(uuids.map(providerKey), { projection: SEARCH_PROJECTION, consistent: false });
   counter.items += items.length;
-  return items.map(fromSearchItem);
+  return items.map(decodeSearchProvider);
 }
 
 /** The sharing providers: all of them, or those in any of the given aggregates. */
@@ -47,7 +50,7 @@ export async function listSharingProviders(counter: ReadCounter, aggregates?: st
   const markers = await Promise.all(
     partitions.map((pk) => queryEverything({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } }, counter)),
   );
-  return getProvidersForSearch([...new Set(markers.flat().map((marker) => stringField(marker, 'uuid')))], counter);
+  return getProvidersForSearch([...new Set(markers.flat().map(decodeSearchEntry))], counter);
 }
 
 /** The uuids of the providers in any of the aggregates. */
@@ -106,13 +109,17 @@ export interface WalkFilter {
 export const MAX_FILTER_CONDITIONS = 40;
 
 function filterExpression(filter: WalkFilter) {
-  const names: Record<string, string> = { '#traits': 'traits', '#parent': 'parentUuid', '#children': 'children' };
+  const names: Record<string, string> = {
+    '#traits': ProviderAttribute.traits,
+    '#parent': ProviderAttribute.parentUuid,
+    '#children': ProviderAttribute.children,
+  };
   const values: Record<string, unknown> = { ':string': 'S', ':sharing': SHARING_TRAIT };
   // DynamoDB refuses names no expression uses: `#free` only when some class must be free
   // (not when sharing providers could supply every class, root_required alone filtering).
   const conditions: (() => string)[] = [
     ...Object.entries(filter.minimumFree).map(([resourceClass, amount], n) => () => {
-      names['#free'] = 'free';
+      names['#free'] = ProviderAttribute.free;
       names[`#c${n}`] = resourceClass;
       // No capacity reaches past 2^53 (DynamoDB's SDK refuses larger numbers): such an amount fits nowhere either way.
       values[`:a${n}`] = Math.min(amount, Number.MAX_SAFE_INTEGER);
@@ -190,7 +197,7 @@ export class ShardWalk {
     const trees: SearchProvider[][] = [];
     let current = cursor.pending;
     for (const item of page.items) {
-      const provider = fromSearchItem(item);
+      const provider = decodeSearchProvider(item);
       if (current.length > 0 && current[0]!.rootUuid !== provider.rootUuid) {
         trees.push(current);
         current = [];

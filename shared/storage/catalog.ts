@@ -1,39 +1,41 @@
 /**
  * Resource classes and traits: two catalogs of names with the same storage
- * shape, one partition each. Custom entries count the providers (traits) or
- * inventories (resource classes) that use them, so a delete can be refused
- * atomically while the name is in use.
+ * shape, one partition each (items/catalog-entry.ts). A custom entry counts
+ * the inventories (classes) or providers (traits) that use it in use-count
+ * shards (items/catalog-use-count.ts), so that a delete can be refused
+ * atomically while the name is in use, and so that many providers starting
+ * to use one name do not all write one item.
  */
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from './client.js';
-import { batchGet, getItem, queryAll, type Item } from './reads.js';
-import { booleanField, numberField, stringField } from './item-fields.js';
-import { RESOURCE_CLASSES_PK, TRAITS_PK, type Key } from './keys.js';
-import { readPlanCommit, type Write } from './transaction.js';
+import { Expression } from './expression.js';
+import { batchGet, getItem, queryAll } from './reads.js';
+import { readPlanCommit } from './transaction.js';
 import { untilAllProcessed } from './retry.js';
+import type { Write } from './write.js';
+import type { Key } from './items/fields.js';
+import {
+  catalogEntryKey,
+  CatalogEntryAttribute,
+  decodeCatalogEntry,
+  encodeCatalogEntry,
+  RESOURCE_CLASSES_PK,
+  TRAITS_PK,
+  type CatalogEntry,
+} from './items/catalog-entry.js';
+import { CatalogUseCountAttribute, decodeUseCount, encodeUseCount, USE_COUNT_SHARDS, useCountKey, useCountKeys } from './items/catalog-use-count.js';
 import { STANDARD_RESOURCE_CLASSES, STANDARD_TRAITS } from '../domain/standard-catalog.js';
 import { isValidCustomName } from '../domain/catalog-names.js';
 
-export interface CatalogEntry {
-  name: string;
-  /** Shipped with the service (os-traits, os-resource-classes); never changed or deleted. */
-  standard: boolean;
-  /** How many providers or inventories use the entry (maintained for custom entries). */
-  refs: number;
-  createdAt: string;
-  updatedAt: string;
+export type { CatalogEntry } from './items/catalog-entry.js';
+
+/** A custom entry's use count as read: its legacy count and each shard's (undefined: the shard does not exist). */
+interface UseCount {
+  entry: CatalogEntry;
+  shards: (number | undefined)[];
 }
 
-/** The one decoder of catalog entries (the writes below put them). */
-function entryFromItem(item: Item): CatalogEntry {
-  return {
-    name: stringField(item, 'name'),
-    standard: booleanField(item, 'standard'),
-    refs: numberField(item, 'refs'),
-    createdAt: stringField(item, 'createdAt'),
-    updatedAt: stringField(item, 'updatedAt'),
-  };
-}
+const total = ({ entry, shards }: UseCount) => shards.reduce<number>((sum, refs) => sum + (refs ?? 0), entry.legacyRefs);
 
 export class Catalog {
   private readonly standardNames: ReadonlySet<string>;
@@ -55,6 +57,10 @@ export class Catalog {
     return this.standardNames.has(name) || isValidCustomName(name);
   }
 
+  private key(name: string): Key {
+    return catalogEntryKey(this.partition, name);
+  }
+
   /**
    * The names, in request order, that are not in the catalog: standard names
    * are known without a read, the others are looked up in one batch.
@@ -66,117 +72,172 @@ export class Catalog {
     return requested.filter((name) => !this.standardNames.has(name) && !found.has(name));
   }
 
-  private key(name: string): Key {
-    return { pk: this.partition, sk: name };
-  }
-
   async list(): Promise<CatalogEntry[]> {
     const items = await queryAll({
       KeyConditionExpression: 'pk = :pk',
       ExpressionAttributeValues: { ':pk': this.partition },
       ConsistentRead: true,
     });
-    return items.map(entryFromItem);
+    return items.map(decodeCatalogEntry);
   }
 
-  /** Strongly consistent reads of the named entries; missing names are absent from the map. */
+  /**
+   * Strongly consistent reads of the named entries; missing names are absent
+   * from the map. Custom entries written before use-count shards existed get
+   * their shards here, before any writer that looked them up counts a use.
+   */
   async getMany(names: Iterable<string>): Promise<Map<string, CatalogEntry>> {
     const possible = [...new Set(names)].filter((name) => this.couldHold(name));
-    const entries = (await batchGet(possible.map((name) => this.key(name)))).map(entryFromItem);
+    const entries = (await batchGet(possible.map((name) => this.key(name)))).map(decodeCatalogEntry);
+    await Promise.all(entries.filter((entry) => !entry.standard && entry.useCountShards === 0).map((entry) => this.addUseCountShards(entry)));
     return new Map(entries.map((entry) => [entry.name, entry]));
   }
 
   async get(name: string): Promise<CatalogEntry | undefined> {
     if (!this.couldHold(name)) return undefined;
     const item = await getItem(this.key(name));
-    return item && entryFromItem(item);
+    return item && decodeCatalogEntry(item);
+  }
+
+  /** The writes that create a custom entry (its use-count shards at 0); `onExists` when the name is taken. */
+  private createWrites(entry: CatalogEntry, onExists: () => Error): Write[] {
+    return [
+      {
+        item: { Put: { TableName: tableName(), Item: encodeCatalogEntry(this.partition, entry), ConditionExpression: 'attribute_not_exists(pk)' } },
+        onConditionFailed: onExists,
+      },
+      ...useCountKeys(this.partition, entry.name).map((key) => ({ item: { Put: { TableName: tableName(), Item: encodeUseCount(key, 0) } } })),
+    ];
   }
 
   /** Adds a custom entry; `onExists` is the error when the name is taken. */
   async create(name: string, now: string, onExists: () => Error): Promise<void> {
-    await readPlanCommit(async () => ({
-      writes: [
-        {
-          item: {
-            Put: {
-              TableName: tableName(),
-              Item: { ...this.key(name), name, standard: false, refs: 0, createdAt: now, updatedAt: now },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          onConditionFailed: onExists,
-        },
-      ],
-    }));
+    const entry: CatalogEntry = { name, standard: false, useCountShards: USE_COUNT_SHARDS, legacyRefs: 0, createdAt: now, updatedAt: now };
+    await readPlanCommit(async () => ({ writes: this.createWrites(entry, onExists) }));
   }
 
-  /** Removes an unused custom entry; `onInUse` is the error when something still uses it. */
-  async delete(name: string, onInUse: () => Error): Promise<void> {
-    await readPlanCommit(async () => ({
-      writes: [
-        {
-          item: {
-            Delete: {
-              TableName: tableName(),
-              Key: this.key(name),
-              ConditionExpression: 'attribute_not_exists(pk) OR refs = :none',
-              ExpressionAttributeValues: { ':none': 0 },
-            },
+  /** The entry and its use-count shards, strongly consistent; undefined when the entry does not exist. */
+  private async useCount(name: string): Promise<UseCount | undefined> {
+    const keys = useCountKeys(this.partition, name);
+    const [entry, shardItems] = await Promise.all([this.get(name), batchGet(keys)]);
+    if (entry === undefined) return undefined;
+    const refs = new Map(shardItems.map((item) => [item.sk, decodeUseCount(item)]));
+    return { entry, shards: keys.map((key) => refs.get(key.sk)) };
+  }
+
+  /**
+   * The writes that delete an unused entry and its shards, each conditioned
+   * on the count read: a use counted meanwhile cancels them, and the delete
+   * is read and decided again.
+   */
+  private deleteWrites(count: UseCount): Write[] {
+    const head = new Expression();
+    const legacy = head.name(CatalogEntryAttribute.legacyRefs);
+    const headCondition =
+      count.entry.legacyRefs === 0 ? `attribute_not_exists(${legacy}) OR ${legacy} = ${head.value(0)}` : `${legacy} = ${head.value(count.entry.legacyRefs)}`;
+    const writes: Write[] = [
+      {
+        item: {
+          Delete: {
+            TableName: tableName(),
+            Key: this.key(count.entry.name),
+            ConditionExpression: `attribute_exists(pk) AND (${headCondition})`,
+            ...head.attributes(),
           },
-          onConditionFailed: onInUse,
         },
-      ],
-    }));
+      },
+    ];
+    count.shards.forEach((refs, shard) => {
+      const key = useCountKey(this.partition, count.entry.name, shard);
+      if (refs === undefined) {
+        writes.push({ item: { ConditionCheck: { TableName: tableName(), Key: key, ConditionExpression: 'attribute_not_exists(pk)' } } });
+        return;
+      }
+      const e = new Expression();
+      writes.push({
+        item: {
+          Delete: { TableName: tableName(), Key: key, ConditionExpression: `${e.name(CatalogUseCountAttribute.refs)} = ${e.value(refs)}`, ...e.attributes() },
+        },
+      });
+    });
+    return writes;
+  }
+
+  /** Removes an unused custom entry (nothing when there is none); `onInUse` is the error when something still uses it. */
+  async delete(name: string, onInUse: () => Error): Promise<void> {
+    await readPlanCommit(async () => {
+      const count = await this.useCount(name);
+      if (count === undefined) return { writes: [] };
+      if (total(count) !== 0) throw onInUse();
+      return { writes: this.deleteWrites(count) };
+    });
   }
 
   /**
    * Gives an unused custom entry a new name (keeping its creation time), in
-   * one transaction: `onExists` when the new name is taken, else `onInUse`
-   * when the entry is gone or still in use (renaming a used name would need
+   * one change: `onExists` when the new name is taken, else `onInUse` when
+   * the entry is gone or still in use (renaming a used name would need
    * every inventory and allocation that names it rewritten).
    */
   async rename(entry: CatalogEntry, newName: string, now: string, errors: { onInUse: () => Error; onExists: () => Error }): Promise<void> {
-    await readPlanCommit(async () => ({
-      writes: [
-        {
-          item: {
-            Put: {
-              TableName: tableName(),
-              Item: { ...this.key(newName), name: newName, standard: false, refs: 0, createdAt: entry.createdAt, updatedAt: now },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          onConditionFailed: errors.onExists,
-        },
-        {
-          item: {
-            Delete: {
-              TableName: tableName(),
-              Key: this.key(entry.name),
-              ConditionExpression: 'attribute_exists(pk) AND refs = :none',
-              ExpressionAttributeValues: { ':none': 0 },
-            },
-          },
-          onConditionFailed: errors.onInUse,
-        },
-      ],
-    }));
+    await readPlanCommit(async () => {
+      const count = await this.useCount(entry.name);
+      if (count === undefined || total(count) !== 0) throw errors.onInUse();
+      const renamed: CatalogEntry = { ...entry, name: newName, useCountShards: USE_COUNT_SHARDS, legacyRefs: 0, updatedAt: now };
+      return { writes: [...this.createWrites(renamed, errors.onExists), ...this.deleteWrites(count)] };
+    });
   }
 
-  /** A transaction write that moves the use count of a custom entry, which must exist. */
-  adjustRefs(name: string, delta: number, onMissing: () => Error): Write {
+  /**
+   * A write that moves a custom entry's use count in one shard. A use
+   * counted requires the shard, which exists exactly as long as the entry
+   * (`onMissing` otherwise); a use dropped needs no condition, since a name in
+   * use cannot be deleted.
+   */
+  countUses(name: string, shard: number, delta: number, onMissing: () => Error): Write {
+    const e = new Expression();
+    const update = `ADD ${e.name(CatalogUseCountAttribute.refs)} ${e.value(delta)}`;
+    const condition = delta > 0 ? { ConditionExpression: 'attribute_exists(pk)' } : {};
     return {
-      item: {
-        Update: {
-          TableName: tableName(),
-          Key: this.key(name),
-          UpdateExpression: 'ADD refs :delta',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':delta': delta },
-        },
-      },
+      item: { Update: { TableName: tableName(), Key: useCountKey(this.partition, name, shard), UpdateExpression: update, ...condition, ...e.attributes() } },
       onConditionFailed: onMissing,
     };
+  }
+
+  /**
+   * The use-count shards of an entry written before they existed, at 0 (its
+   * earlier uses stay counted on the entry). Idempotent: a shard a decrement
+   * already created keeps its count, and an entry another request upgraded
+   * is left as it is.
+   */
+  private async addUseCountShards(entry: CatalogEntry): Promise<void> {
+    const head = new Expression();
+    const shards = head.name(CatalogEntryAttribute.useCountShards);
+    const writes: Write[] = [
+      {
+        item: {
+          Update: {
+            TableName: tableName(),
+            Key: this.key(entry.name),
+            UpdateExpression: `SET ${shards} = ${head.value(USE_COUNT_SHARDS)}`,
+            ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(${shards})`,
+            ...head.attributes(),
+          },
+        },
+        onConditionFailed: () => new UpgradedMeanwhile(),
+      },
+      ...useCountKeys(this.partition, entry.name).map((key): Write => {
+        const e = new Expression();
+        const refs = e.name(CatalogUseCountAttribute.refs);
+        return {
+          item: { Update: { TableName: tableName(), Key: key, UpdateExpression: `SET ${refs} = if_not_exists(${refs}, ${e.value(0)})`, ...e.attributes() } },
+        };
+      }),
+    ];
+    // Another request that upgraded the entry first leaves it upgraded either way.
+    await readPlanCommit(async () => ({ writes })).catch((error: unknown) => {
+      if (!(error instanceof UpgradedMeanwhile)) throw error;
+    });
   }
 
   /** Writes the standard entries that are missing (at start-up or deploy). */
@@ -185,7 +246,7 @@ export class Catalog {
     const missing = this.standard.filter((name) => !existing.has(name));
     for (let start = 0; start < missing.length; start += 25) {
       const batch = missing.slice(start, start + 25).map((name) => ({
-        PutRequest: { Item: { ...this.key(name), name, standard: true, refs: 0, createdAt: now, updatedAt: now } },
+        PutRequest: { Item: encodeCatalogEntry(this.partition, { name, standard: true, useCountShards: 0, legacyRefs: 0, createdAt: now, updatedAt: now }) },
       }));
       await untilAllProcessed({ [tableName()]: batch }, async (pending) => {
         const output = await dynamo().send(new BatchWriteCommand({ RequestItems: pending }));
@@ -195,6 +256,9 @@ export class Catalog {
     return missing.length;
   }
 }
+
+/** Another request gave the entry its use-count shards first. */
+class UpgradedMeanwhile extends Error {}
 
 export const resourceClasses = new Catalog(RESOURCE_CLASSES_PK, STANDARD_RESOURCE_CLASSES);
 export const traits = new Catalog(TRAITS_PK, STANDARD_TRAITS);

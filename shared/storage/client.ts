@@ -7,12 +7,13 @@
  * client) up to PLACEMENT_DYNAMODB_MAX_ATTEMPTS attempts of at most
  * PLACEMENT_DYNAMODB_TIMEOUT_MS each. A retryable failure that outlasts
  * them becomes a DependencyUnavailable, which the error middleware answers
- * with 503 and Retry-After, never 500. See the README, "DynamoDB failures".
+ * with 503 and Retry-After, never 500. See docs/design/writes.md, "DynamoDB failures".
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isServerError, isThrottlingError, isTransientError } from '@smithy/core/retry';
 import { config } from '../config.js';
+import { ItemTooLarge } from './items/fields.js';
 
 /** DynamoDB is throttling, failing or out of reach, and stayed so through the retries. */
 export class DependencyUnavailable extends Error {
@@ -53,6 +54,9 @@ export function dynamo(): DynamoDBDocumentClient {
         try {
           return await next(args);
         } catch (error) {
+          // A write past DynamoDB's item size that the models' own bound did not foresee (a children set growing by ADD): a 400, not a 500.
+          if (error instanceof Error && error.name === 'ValidationException' && /item size/i.test(error.message))
+            throw new ItemTooLarge('A record this change writes');
           if (!isDependencyFailure(error)) throw error;
           throw new DependencyUnavailable(`DynamoDB failed: ${(error as Error).name}: ${(error as Error).message}`, { cause: error });
         }

@@ -1,48 +1,26 @@
 /**
- * Consumers and their allocations, and the claim transaction's writes: the
- * one place allocations are written.
+ * Consumers and their allocations, and the claim's writes: the one place
+ * allocations are written.
  */
 import { entryOf, type Consumer, type ConsumerChange, type Provider, type ProviderUsageChange, type Resources } from '../domain/model.js';
 import { tableName } from './client.js';
-import { batchGet, getItem, queryAll, type Item } from './reads.js';
-import {
-  ALLOCATION_PREFIX,
-  allocationKey,
-  consumerIndexKeys,
-  consumerKey,
-  projectGroup,
-  providerAllocationsPartition,
-  providerKey,
-  PROVIDER_SK,
-  userPrefix,
-} from './keys.js';
+import { Expression } from './expression.js';
+import { batchGet, getItem, queryAll } from './reads.js';
 import { BY_GROUP_INDEX } from './table-definition.js';
-import type { Write } from './transaction.js';
-import { numberField, numberMapField, numberMapsField, optionalStringField, stringField } from './item-fields.js';
-import { providerChangeWrites, providerChangesWrites, providerFromItem, type ProviderChange, type ProviderChangeErrors } from './providers.js';
-
-/** The one decoder of consumer items (consumerWrite puts them). */
-function fromItem(item: Item): Consumer {
-  return {
-    uuid: stringField(item, 'uuid'),
-    projectId: stringField(item, 'projectId'),
-    userId: stringField(item, 'userId'),
-    generation: numberField(item, 'generation'),
-    consumerType: optionalStringField(item, 'consumerType'),
-    allocations: numberMapsField(item, 'allocations'),
-    createdAt: stringField(item, 'createdAt'),
-    updatedAt: stringField(item, 'updatedAt'),
-  };
-}
+import type { Write } from './write.js';
+import { allocationKey, decodeAllocation, encodeAllocation, isAllocationItem } from './items/allocation.js';
+import { ConsumerAttribute, consumerKey, decodeConsumer, encodeConsumer, projectGroup, userPrefix } from './items/consumer.js';
+import { decodeProvider, PROVIDER_SK, ProviderAttribute, providerKey, providerPartition } from './items/provider.js';
+import { providerChangeWrites, providerChangesWrites, type ProviderChange, type ProviderChangeErrors } from './providers.js';
 
 export async function getConsumer(uuid: string): Promise<Consumer | undefined> {
   const item = await getItem(consumerKey(uuid));
-  return item ? fromItem(item) : undefined;
+  return item ? decodeConsumer(item) : undefined;
 }
 
 export async function getConsumers(uuids: string[]): Promise<Map<string, Consumer>> {
   const items = await batchGet([...new Set(uuids)].map(consumerKey));
-  return new Map(items.map(fromItem).map((consumer) => [consumer.uuid, consumer]));
+  return new Map(items.map(decodeConsumer).map((consumer) => [consumer.uuid, consumer]));
 }
 
 /** A provider and what each consumer holds on it (consumer uuid to resources). */
@@ -60,14 +38,17 @@ export interface ProviderAllocations {
 export async function getProviderAllocations(providerUuid: string): Promise<ProviderAllocations | undefined> {
   const items = await queryAll({
     KeyConditionExpression: 'pk = :pk',
-    ExpressionAttributeValues: { ':pk': providerAllocationsPartition(providerUuid) },
+    ExpressionAttributeValues: { ':pk': providerPartition(providerUuid) },
     ConsistentRead: true,
   });
   let provider: Provider | undefined;
   const allocations = new Map<string, Resources>();
   for (const item of items) {
-    if (item.sk === PROVIDER_SK) provider = providerFromItem(item);
-    else if (stringField(item, 'sk').startsWith(ALLOCATION_PREFIX)) allocations.set(stringField(item, 'consumerUuid'), numberMapField(item, 'resources'));
+    if (item.sk === PROVIDER_SK) provider = decodeProvider(item);
+    else if (isAllocationItem(item)) {
+      const allocation = decodeAllocation(item);
+      allocations.set(allocation.consumerUuid, allocation.resources);
+    }
   }
   return provider && { provider, allocations };
 }
@@ -80,28 +61,18 @@ export async function listProjectConsumers(projectId: string, userId?: string): 
     ExpressionAttributeNames: { '#pk': BY_GROUP_INDEX.partitionKey, ...(userId === undefined ? {} : { '#sk': BY_GROUP_INDEX.sortKey }) },
     ExpressionAttributeValues: { ':project': projectGroup(projectId), ...(userId === undefined ? {} : { ':user': userPrefix(userId) }) },
   });
-  return items.map(fromItem);
+  return items.map(decodeConsumer);
 }
 
 /** The consumer item's write (conditioned on the generation read). */
 function consumerWrite(change: ConsumerChange): Write {
   const { before, after } = change;
-  const condition =
-    before === undefined
-      ? { ConditionExpression: 'attribute_not_exists(pk)' }
-      : { ConditionExpression: 'generation = :read', ExpressionAttributeValues: { ':read': before.generation } };
+  const e = new Expression();
+  const condition = before === undefined ? 'attribute_not_exists(pk)' : `${e.name(ConsumerAttribute.generation)} = ${e.value(before.generation)}`;
   if (after === undefined) {
-    return { item: { Delete: { TableName: tableName(), Key: consumerKey(before!.uuid), ...condition } } };
+    return { item: { Delete: { TableName: tableName(), Key: consumerKey(before!.uuid), ConditionExpression: condition, ...e.attributes() } } };
   }
-  return {
-    item: {
-      Put: {
-        TableName: tableName(),
-        Item: { ...consumerKey(after.uuid), ...consumerIndexKeys(after.uuid, after.projectId, after.userId), type: 'consumer', ...after },
-        ...condition,
-      },
-    },
-  };
+  return { item: { Put: { TableName: tableName(), Item: encodeConsumer(after), ConditionExpression: condition, ...e.attributes() } } };
 }
 
 /** The allocation items a consumer change puts or deletes, one per provider. */
@@ -115,9 +86,7 @@ function allocationWrites(change: ConsumerChange): Write[] {
     if (resources === undefined) {
       writes.push({ item: { Delete: { TableName: tableName(), Key: allocationKey(providerUuid, uuid) } } });
     } else if (JSON.stringify(resources) !== JSON.stringify(before[providerUuid])) {
-      writes.push({
-        item: { Put: { TableName: tableName(), Item: { ...allocationKey(providerUuid, uuid), type: 'allocation', consumerUuid: uuid, resources } } },
-      });
+      writes.push({ item: { Put: { TableName: tableName(), Item: encodeAllocation(providerUuid, { consumerUuid: uuid, resources }) } } });
     }
   }
   return writes;
@@ -141,39 +110,34 @@ const MAX_CLASSES_PER_UPDATE = 30;
 function providerUsageWrites(change: ProviderUsageChange, now: string): Write[] {
   const bump = change.bumpGeneration ?? true;
   const moved = Object.entries(change.deltas).filter(([, delta]) => delta !== 0);
+  const { provider } = change;
   if (moved.length > MAX_CLASSES_PER_UPDATE) {
-    const { provider } = change;
     const usages = { ...provider.usages };
     for (const [resourceClass, delta] of moved) usages[resourceClass] = (entryOf(usages, resourceClass) ?? 0) + delta;
     const after = bump ? { ...provider, usages, generation: provider.generation + 1, updatedAt: now } : { ...provider, usages };
     return providerChangeWrites(provider, after);
   }
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = bump ? { ':read': change.provider.generation, ':one': 1, ':now': now } : {};
-  const sets = bump ? ['generation = generation + :one', 'updatedAt = :now'] : [];
-  const conditions = bump ? ['generation = :read'] : ['attribute_exists(pk)'];
-  Object.entries(change.deltas).forEach(([resourceClass, delta], index) => {
-    if (delta === 0) return;
-    // FREE is a DynamoDB reserved word: both maps go through name placeholders.
-    names['#usages'] = 'usages';
-    names['#free'] = 'free';
-    names[`#c${index}`] = resourceClass;
-    values[`:d${index}`] = delta;
-    values[':zero'] = 0;
-    sets.push(`#usages.#c${index} = if_not_exists(#usages.#c${index}, :zero) + :d${index}`, `#free.#c${index} = #free.#c${index} - :d${index}`);
-    if (delta > 0) conditions.push(`#free.#c${index} >= :d${index}`);
-  });
-  if (sets.length === 0) return [];
+  if (moved.length === 0 && !bump) return [];
+  const e = new Expression();
+  const A = ProviderAttribute;
+  const sets = bump ? [`${e.name(A.generation)} = ${e.name(A.generation)} + ${e.value(1)}`, `${e.name(A.updatedAt)} = ${e.value(now)}`] : [];
+  const conditions = bump ? [`${e.name(A.generation)} = ${e.value(provider.generation)}`] : ['attribute_exists(pk)'];
+  for (const [resourceClass, delta] of moved) {
+    const used = e.name(A.usages, resourceClass);
+    const free = e.name(A.free, resourceClass);
+    const amount = e.value(delta);
+    sets.push(`${used} = if_not_exists(${used}, ${e.value(0)}) + ${amount}`, `${free} = ${free} - ${amount}`);
+    if (delta > 0) conditions.push(`${free} >= ${amount}`);
+  }
   return [
     {
       item: {
         Update: {
           TableName: tableName(),
-          Key: providerKey(change.provider.uuid),
+          Key: providerKey(provider.uuid),
           UpdateExpression: `SET ${sets.join(', ')}`,
           ConditionExpression: conditions.join(' AND '),
-          ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
-          ExpressionAttributeValues: values,
+          ...e.attributes(),
         },
       },
     },
@@ -181,11 +145,11 @@ function providerUsageWrites(change: ProviderUsageChange, now: string): Write[] 
 }
 
 /**
- * The claim transaction's writes: every consumer, allocation and provider
- * change of one request, committed together (readPlanCommit) so that a claim
- * lands whole or not at all. Any consumer or provider changed since it was
- * read (or a capacity race) cancels it as a ConcurrentUpdate, and the claim
- * is planned again on fresh state.
+ * The claim's writes: every consumer, allocation and provider change of one
+ * request, committed together (readPlanCommit) so that a claim lands whole
+ * or not at all. Any consumer or provider changed since it was read (or a
+ * capacity race) cancels it as a ConcurrentUpdate, and the claim is planned
+ * again on fresh state.
  */
 export function claimWrites(consumers: ConsumerChange[], providers: ProviderUsageChange[], now: string): Write[] {
   return [...consumers.map(consumerWrite), ...consumers.flatMap(allocationWrites), ...providers.flatMap((change) => providerUsageWrites(change, now))];
@@ -201,12 +165,10 @@ export interface ReshapeChange {
 }
 
 /**
- * The reshape transaction's writes: a claim in which the providers whose
- * inventories are replaced are written whole instead of by usage deltas,
- * since one transaction may write each provider item only once. Like a claim
- * it is cancelled as a ConcurrentUpdate when anything changed since it was
- * read; more than 100 writes are refused (TooManyWrites) before anything is
- * written.
+ * The reshape's writes: a claim in which the providers whose inventories are
+ * replaced are written whole instead of by usage deltas, since one change may
+ * write each provider item only once. Like a claim it is cancelled as a
+ * ConcurrentUpdate when anything changed since it was read.
  */
 export function reshapeWrites(change: ReshapeChange, now: string, errors: ProviderChangeErrors): Write[] {
   return [...claimWrites(change.consumers, change.usages, now), ...providerChangesWrites(change.providers, errors)];

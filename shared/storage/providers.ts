@@ -1,107 +1,33 @@
-/** Provider items: reads, and the writes that change them (as transaction writes). */
-import { freeCapacities } from '../domain/capacity.js';
-import { SEARCH_FIELDS, type Inventories, type Provider, type SearchProvider } from '../domain/model.js';
+/** Provider items: reads, and the writes that change them (as writes of one change). */
+import type { Provider } from '../domain/model.js';
 import { nextAncestor, type Lineage } from '../domain/provider-tree.js';
-import { tableName } from './client.js';
-import { batchGet, getItem, projectionOf, queryAll, withProjection, type Item, type Projection } from './reads.js';
-import {
-  aggregateMemberKey,
-  aggregatePartition,
-  allShards,
-  providerIndexKeys,
-  providerKey,
-  providerNameKey,
-  shardOf,
-  sharingInAggregateKey,
-  sharingMarkerKey,
-  treeSortPrefix,
-  type Key,
-} from './keys.js';
 import { SHARING_TRAIT } from '../domain/standard-catalog.js';
+import { tableName } from './client.js';
+import { Expression } from './expression.js';
+import { batchGet, getItem, projectionOf, queryAll, withProjection, type Projection } from './reads.js';
 import { BY_SHARD_INDEX } from './table-definition.js';
-import { MAX_TRANSACTION_ITEMS, type Write } from './transaction.js';
+import type { Write } from './write.js';
 import { resourceClasses, traits } from './catalog.js';
-import { nullableStringField, numberField, numberMapField, stringField, stringListField, stringSetField } from './item-fields.js';
-
-/**
- * Inventories are stored as one JSON string of number tuples, not as a map
- * of maps: no expression looks inside them (claims compare `free`), and the
- * candidate search reads thousands of providers per request, for which
- * DynamoDB's typed nested maps cost several times the bytes and parsing.
- */
-type PackedInventory = [total: number, reserved: number, minUnit: number, maxUnit: number, stepSize: number, allocationRatio: number];
-
-function packInventories(inventories: Inventories): string {
-  const packed: Record<string, PackedInventory> = {};
-  for (const [resourceClass, inventory] of Object.entries(inventories)) {
-    packed[resourceClass] = [inventory.total, inventory.reserved, inventory.min_unit, inventory.max_unit, inventory.step_size, inventory.allocation_ratio];
-  }
-  return JSON.stringify(packed);
-}
-
-function unpackInventories(packed: unknown): Inventories {
-  if (typeof packed !== 'string') return {};
-  return Object.fromEntries(
-    Object.entries(JSON.parse(packed) as Record<string, PackedInventory>).map(([resourceClass, tuple]) => {
-      const [total, reserved, min_unit, max_unit, step_size, allocation_ratio] = tuple;
-      return [resourceClass, { total, reserved, min_unit, max_unit, step_size, allocation_ratio }];
-    }),
-  );
-}
-
-function toItem(provider: Provider): Item {
-  return {
-    ...providerKey(provider.uuid),
-    ...providerIndexKeys(provider.uuid, provider.rootUuid),
-    type: 'provider',
-    uuid: provider.uuid,
-    name: provider.name,
-    generation: provider.generation,
-    parentUuid: provider.parentUuid,
-    rootUuid: provider.rootUuid,
-    inventories: packInventories(provider.inventories),
-    usages: provider.usages,
-    // Kept beside the inventories so claim conditions can compare without arithmetic.
-    free: freeCapacities(provider),
-    traits: provider.traits,
-    aggregates: provider.aggregates,
-    // A string set, so that a child is linked and unlinked by ADD and DELETE without reading the parent; absent when empty.
-    children: provider.children.length > 0 ? new Set(provider.children) : undefined,
-    createdAt: provider.createdAt,
-    updatedAt: provider.updatedAt,
-  };
-}
-
-/** Reads only SEARCH_ATTRIBUTES: the search reads thousands of providers, and parsing what it ignores is most of its CPU. */
-export const SEARCH_PROJECTION: Projection = projectionOf(SEARCH_FIELDS);
-
-export function fromSearchItem(item: Item): SearchProvider {
-  return {
-    uuid: stringField(item, 'uuid'),
-    parentUuid: nullableStringField(item, 'parentUuid'),
-    rootUuid: stringField(item, 'rootUuid'),
-    inventories: unpackInventories(item.inventories),
-    usages: numberMapField(item, 'usages'),
-    traits: stringListField(item, 'traits'),
-    aggregates: stringListField(item, 'aggregates'),
-    children: stringSetField(item, 'children'),
-  };
-}
-
-/** The one decoder of provider items (toItem is their one encoder). */
-export function providerFromItem(item: Item): Provider {
-  return {
-    ...fromSearchItem(item),
-    name: stringField(item, 'name'),
-    generation: numberField(item, 'generation'),
-    createdAt: stringField(item, 'createdAt'),
-    updatedAt: stringField(item, 'updatedAt'),
-  };
-}
+import { type Item, type Key } from './items/fields.js';
+import {
+  allShards,
+  CAPACITY_ATTRIBUTES,
+  decodeProvider,
+  decodeProviderCapacity,
+  encodeProvider,
+  ProviderAttribute as A,
+  providerKey,
+  shardOf,
+  treeSortPrefix,
+  type ProviderCapacity,
+} from './items/provider.js';
+import { decodeProviderName, encodeProviderName, providerNameKey } from './items/provider-name.js';
+import { aggregateMemberKey, aggregatePartition, decodeSearchEntry, encodeSearchEntry, sharingInAggregateKey, sharingMarkerKey } from './items/search-entry.js';
+import { shardForProvider } from './items/catalog-use-count.js';
 
 export async function getProvider(uuid: string): Promise<Provider | undefined> {
   const item = await getItem(providerKey(uuid));
-  return item ? providerFromItem(item) : undefined;
+  return item ? decodeProvider(item) : undefined;
 }
 
 /**
@@ -114,7 +40,7 @@ export async function getProvider(uuid: string): Promise<Provider | undefined> {
 export async function getProviders(uuids: Iterable<string>, { consistent = true }: { consistent?: boolean } = {}): Promise<Map<string, Provider>> {
   const wanted = [...new Set(uuids)];
   const items = await batchGet(wanted.map(providerKey), { consistent });
-  const found = new Map(items.map(providerFromItem).map((provider) => [provider.uuid, provider]));
+  const found = new Map(items.map(decodeProvider).map((provider) => [provider.uuid, provider]));
   const missed = wanted.filter((uuid) => !found.has(uuid));
   if (!consistent && missed.length > 0) for (const [uuid, provider] of await getProviders(missed)) found.set(uuid, provider);
   return found;
@@ -122,7 +48,7 @@ export async function getProviders(uuids: Iterable<string>, { consistent = true 
 
 export async function findProviderUuidByName(name: string): Promise<string | undefined> {
   const item = await getItem(providerNameKey(name));
-  return item && stringField(item, 'uuid');
+  return item && decodeProviderName(item);
 }
 
 /**
@@ -146,13 +72,13 @@ export async function getLineage(parentUuid: string): Promise<Lineage> {
 
 /**
  * Every provider below `provider`, read strongly consistently level by level
- * through the children sets. The walk skips providers it has seen (a damaged
- * tree) and stops once it found more than one transaction can rewrite.
+ * through the children sets (one batch read per level); providers already
+ * seen are skipped, so a damaged tree cannot loop the walk.
  */
 export async function getDescendants(provider: Provider): Promise<Provider[]> {
   const found = new Map<string, Provider>([[provider.uuid, provider]]);
   let level = provider.children;
-  while (level.length > 0 && found.size <= MAX_TRANSACTION_ITEMS) {
+  while (level.length > 0) {
     const read = await getProviders(level.filter((uuid) => !found.has(uuid)));
     for (const child of read.values()) found.set(child.uuid, child);
     level = [...read.values()].flatMap((child) => child.children).filter((uuid) => !found.has(uuid));
@@ -179,11 +105,10 @@ async function queryEveryShard(projection?: Projection): Promise<Item[]> {
 
 /** Every provider (eventually consistent). */
 export async function listProviders(): Promise<Provider[]> {
-  return (await queryEveryShard()).map(providerFromItem);
+  return (await queryEveryShard()).map(decodeProvider);
 }
 
-const CAPACITY_FIELDS = ['uuid', 'name', 'inventories', 'usages'] as const;
-const CAPACITY_PROJECTION: Projection = projectionOf(CAPACITY_FIELDS);
+const CAPACITY_PROJECTION: Projection = projectionOf(CAPACITY_ATTRIBUTES);
 
 /**
  * What the region's capacity figures need of every provider. The sharded
@@ -191,13 +116,8 @@ const CAPACITY_PROJECTION: Projection = projectionOf(CAPACITY_FIELDS);
  * would read every allocation and consumer too); read units follow the size
  * of the provider items, whatever the projection.
  */
-export async function listProviderCapacities(): Promise<Pick<Provider, (typeof CAPACITY_FIELDS)[number]>[]> {
-  return (await queryEveryShard(CAPACITY_PROJECTION)).map((item) => ({
-    uuid: stringField(item, 'uuid'),
-    name: stringField(item, 'name'),
-    inventories: unpackInventories(item.inventories),
-    usages: numberMapField(item, 'usages'),
-  }));
+export async function listProviderCapacities(): Promise<ProviderCapacity[]> {
+  return (await queryEveryShard(CAPACITY_PROJECTION)).map(decodeProviderCapacity);
 }
 
 /** The providers of one tree, from the sharded index, whose sort key keeps a tree together (eventually consistent). */
@@ -208,7 +128,7 @@ export async function listTree(rootUuid: string): Promise<Provider[]> {
     ExpressionAttributeNames: { '#pk': BY_SHARD_INDEX.partitionKey, '#sk': BY_SHARD_INDEX.sortKey },
     ExpressionAttributeValues: { ':shard': shardOf(rootUuid), ':tree': treeSortPrefix(rootUuid) },
   });
-  return items.map(providerFromItem);
+  return items.map(decodeProvider);
 }
 
 /** The uuids of the providers in any of the aggregates, from their membership items; `onPage` hears how many items each page read. */
@@ -218,7 +138,7 @@ export async function listAggregateMembers(aggregates: string[], onPage?: (scann
       queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': aggregatePartition(aggregate) } }, onPage),
     ),
   );
-  return [...new Set(pages.flat().map((item) => stringField(item, 'uuid')))];
+  return [...new Set(pages.flat().map(decodeSearchEntry))];
 }
 
 /**
@@ -238,42 +158,40 @@ export async function listAggregateProviders(aggregates: string[]): Promise<Prov
  * upstream does, and a new or deleted child changes only the parent's children.
  */
 function putProvider(provider: Provider, read: Provider | undefined, onConditionFailed?: () => Error): Write {
-  const children = read?.children.length ? 'children = :children' : 'attribute_not_exists(children)';
+  const e = new Expression();
+  let condition = 'attribute_not_exists(pk)';
+  if (read !== undefined) {
+    const children = read.children.length > 0 ? `${e.name(A.children)} = ${e.value(new Set(read.children))}` : `attribute_not_exists(${e.name(A.children)})`;
+    condition = [
+      `${e.name(A.generation)} = ${e.value(read.generation)}`,
+      `${e.name(A.usages)} = ${e.value(read.usages)}`,
+      `${e.name(A.aggregates)} = ${e.value(read.aggregates)}`,
+      `${e.name(A.updatedAt)} = ${e.value(read.updatedAt)}`,
+      children,
+    ].join(' AND ');
+  }
+  return { item: { Put: { TableName: tableName(), Item: encodeProvider(provider), ConditionExpression: condition, ...e.attributes() } }, onConditionFailed };
+}
+
+export function deleteProvider(provider: Provider, onConditionFailed?: () => Error): Write {
+  const e = new Expression();
   return {
     item: {
-      Put: {
+      Delete: {
         TableName: tableName(),
-        Item: toItem(provider),
-        ...(read === undefined
-          ? { ConditionExpression: 'attribute_not_exists(pk)' }
-          : {
-              ConditionExpression: `generation = :read AND usages = :usages AND aggregates = :aggregates AND updatedAt = :readAt AND ${children}`,
-              ExpressionAttributeValues: {
-                ':read': read.generation,
-                ':usages': read.usages,
-                ':aggregates': read.aggregates,
-                ':readAt': read.updatedAt,
-                ...(read.children.length ? { ':children': new Set(read.children) } : {}),
-              },
-            }),
+        Key: providerKey(provider.uuid),
+        ConditionExpression: `${e.name(A.generation)} = ${e.value(provider.generation)} AND attribute_not_exists(${e.name(A.children)})`,
+        ...e.attributes(),
       },
     },
     onConditionFailed,
   };
 }
 
-export function deleteProvider(provider: Provider, onConditionFailed?: () => Error): Write {
-  return {
-    item: {
-      Delete: {
-        TableName: tableName(),
-        Key: providerKey(provider.uuid),
-        ConditionExpression: 'generation = :read AND attribute_not_exists(children)',
-        ExpressionAttributeValues: { ':read': provider.generation },
-      },
-    },
-    onConditionFailed,
-  };
+/** The condition that a provider exists and, when given as read, still has the parent and root it was read with. */
+function placeUnchanged(e: Expression, asRead?: Provider): string {
+  if (asRead === undefined) return 'attribute_exists(pk)';
+  return `attribute_exists(pk) AND ${e.name(A.parentUuid)} = ${e.value(asRead.parentUuid)} AND ${e.name(A.rootUuid)} = ${e.value(asRead.rootUuid)}`;
 }
 
 /**
@@ -281,45 +199,28 @@ export function deleteProvider(provider: Provider, onConditionFailed?: () => Err
  * generation (upstream does not). With the parent as it was read, the write
  * also requires that it still hangs where it did and has the same root: a
  * new child then cannot take a root that a concurrent move just changed.
+ * A parent whose item could not hold one more child refuses it (ItemTooLarge).
  */
 function linkChild(parentUuid: string, childUuid: string, link: 'ADD' | 'DELETE', asRead?: Provider): Write {
-  const place = placeUnchanged(asRead);
+  if (link === 'ADD' && asRead !== undefined) encodeProvider({ ...asRead, children: [...asRead.children, childUuid] });
+  const e = new Expression();
+  const update = `${link} ${e.name(A.children)} ${e.value(new Set([childUuid]))}`;
+  const condition = placeUnchanged(e, asRead);
   return {
-    item: {
-      Update: {
-        TableName: tableName(),
-        Key: providerKey(parentUuid),
-        UpdateExpression: `${link} children :child`,
-        ConditionExpression: place.ConditionExpression,
-        ExpressionAttributeValues: { ':child': new Set([childUuid]), ...place.ExpressionAttributeValues },
-      },
-    },
-  };
-}
-
-/** The condition that a provider exists and, when given as read, still has the parent and root it was read with. */
-function placeUnchanged(asRead?: Provider): { ConditionExpression: string; ExpressionAttributeValues: Record<string, unknown> } {
-  if (asRead === undefined) return { ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: {} };
-  return {
-    ConditionExpression: 'attribute_exists(pk) AND parentUuid = :parent AND rootUuid = :root',
-    ExpressionAttributeValues: { ':parent': asRead.parentUuid, ':root': asRead.rootUuid },
+    item: { Update: { TableName: tableName(), Key: providerKey(parentUuid), UpdateExpression: update, ConditionExpression: condition, ...e.attributes() } },
   };
 }
 
 /** A check, written nowhere, that a provider above a new parent still hangs where it was read. */
 function stillInPlace(asRead: Provider): Write {
-  return { item: { ConditionCheck: { TableName: tableName(), Key: providerKey(asRead.uuid), ...placeUnchanged(asRead) } } };
+  const e = new Expression();
+  const condition = placeUnchanged(e, asRead);
+  return { item: { ConditionCheck: { TableName: tableName(), Key: providerKey(asRead.uuid), ConditionExpression: condition, ...e.attributes() } } };
 }
 
 export function claimName(name: string, uuid: string, onConditionFailed: () => Error): Write {
   return {
-    item: {
-      Put: {
-        TableName: tableName(),
-        Item: { ...providerNameKey(name), type: 'providerName', uuid },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    },
+    item: { Put: { TableName: tableName(), Item: encodeProviderName(name, uuid), ConditionExpression: 'attribute_not_exists(pk)' } },
     onConditionFailed,
   };
 }
@@ -330,7 +231,7 @@ export function releaseName(name: string): Write {
 
 const customNames = (names: Iterable<string>) => new Set([...names].filter((name) => name.startsWith('CUSTOM_')));
 
-function refChanges(before: Iterable<string>, after: Iterable<string>): Map<string, number> {
+function useChanges(before: Iterable<string>, after: Iterable<string>): Map<string, number> {
   const old = customNames(before);
   const next = customNames(after);
   const changes = new Map<string, number>();
@@ -353,18 +254,18 @@ export interface ProviderChange {
   after: Provider | undefined;
   /**
    * When the change gives the provider a new parent: that parent and the
-   * providers above it, as read. The transaction requires each of them to
-   * still hang where it was read, so that two concurrent moves cannot close
-   * a loop between them, nor a new child take a stale root.
+   * providers above it, as read. The change requires each of them to still
+   * hang where it was read, so that two concurrent moves cannot close a loop
+   * between them, nor a new child take a stale root.
    */
   lineage?: readonly Provider[];
 }
 
 /**
- * Every write one provider change needs, for one transaction: the provider
- * item (conditioned on the generation it was read at), its unique name, its
- * parent's children (and the new parent's place), and the use counts of the custom resource classes
- * and traits it starts or stops using (which must exist).
+ * Every write one provider change needs: the provider item (conditioned on
+ * the state it was read in), its unique name, its parent's children (and the
+ * new parent's place), its search entries, and the use counts of the custom
+ * resource classes and traits it starts or stops using (which must exist).
  */
 export function providerChangeWrites(
   before: Provider | undefined,
@@ -376,13 +277,13 @@ export function providerChangeWrites(
 }
 
 /**
- * providerChangeWrites for several providers in one transaction. A
- * transaction may write each item only once, so the use counts are summed
- * per class and trait over all changes (a class moving from one provider to
- * another writes no count at all).
+ * providerChangeWrites for several providers in one change. A change may
+ * write each item only once, so the use counts are summed per use-count
+ * shard over all changes (a class moving between two providers that count
+ * in the same shard writes no count at all).
  */
 export function providerChangesWrites(changes: readonly ProviderChange[], errors: ProviderChangeErrors = {}): Write[] {
-  return [...changes.flatMap((change) => providerItemWrites(change, errors)), ...catalogUseWrites(changes, errors)];
+  return [...changes.flatMap((change) => providerItemWrites(change, errors)), ...useCountWrites(changes, errors)];
 }
 
 /** The writes of one change that touch items of that provider alone, and its parents' children. */
@@ -396,7 +297,7 @@ function providerItemWrites({ before, after, lineage = [] }: ProviderChange, err
     if (after) writes.push(claimName(after.name, after.uuid, () => errors.onDuplicateName?.(after.name) ?? new Error(`duplicate name ${after.name}`)));
   }
   if (before?.parentUuid !== after?.parentUuid) {
-    // A transaction writes an item once: the old and new parent's links carry their own place conditions.
+    // A change writes an item once: the old and new parent's links carry their own place conditions.
     const above = new Map(lineage.map((provider) => [provider.uuid, provider]));
     const take = (uuid: string) => {
       const provider = above.get(uuid);
@@ -410,33 +311,38 @@ function providerItemWrites({ before, after, lineage = [] }: ProviderChange, err
   return [...writes, ...searchEntryWrites(before, after)];
 }
 
-/** The custom class and trait use counts the changes move, net per name. */
-function catalogUseWrites(changes: readonly ProviderChange[], errors: ProviderChangeErrors): Write[] {
-  const classUses = new Map<string, number>();
-  const traitUses = new Map<string, number>();
-  const sum = (into: Map<string, number>, changed: Map<string, number>) => {
-    for (const [name, delta] of changed) into.set(name, (into.get(name) ?? 0) + delta);
+/** The custom class and trait use counts the changes move, net per use-count shard. */
+function useCountWrites(changes: readonly ProviderChange[], errors: ProviderChangeErrors): Write[] {
+  type ShardDeltas = Map<string, { name: string; shard: number; delta: number }>;
+  const classUses: ShardDeltas = new Map();
+  const traitUses: ShardDeltas = new Map();
+  const sum = (into: ShardDeltas, uuid: string, changed: Map<string, number>) => {
+    const shard = shardForProvider(uuid);
+    for (const [name, delta] of changed) {
+      const key = `${shard} ${name}`;
+      const entry = into.get(key) ?? { name, shard, delta: 0 };
+      entry.delta += delta;
+      into.set(key, entry);
+    }
   };
   for (const { before, after } of changes) {
-    sum(classUses, refChanges(Object.keys(before?.inventories ?? {}), Object.keys(after?.inventories ?? {})));
-    sum(traitUses, refChanges(before?.traits ?? [], after?.traits ?? []));
+    const uuid = (after ?? before)!.uuid;
+    sum(classUses, uuid, useChanges(Object.keys(before?.inventories ?? {}), Object.keys(after?.inventories ?? {})));
+    sum(traitUses, uuid, useChanges(before?.traits ?? [], after?.traits ?? []));
   }
   const writes: Write[] = [];
-  for (const [name, delta] of classUses) {
+  for (const { name, shard, delta } of classUses.values()) {
     if (delta === 0) continue;
-    writes.push(resourceClasses.adjustRefs(name, delta, () => errors.onUnknownResourceClass?.(name) ?? new Error(`unknown resource class ${name}`)));
+    writes.push(resourceClasses.countUses(name, shard, delta, () => errors.onUnknownResourceClass?.(name) ?? new Error(`unknown resource class ${name}`)));
   }
-  for (const [name, delta] of traitUses) {
+  for (const { name, shard, delta } of traitUses.values()) {
     if (delta === 0) continue;
-    writes.push(traits.adjustRefs(name, delta, () => errors.onUnknownTrait?.(name) ?? new Error(`unknown trait ${name}`)));
+    writes.push(traits.countUses(name, shard, delta, () => errors.onUnknownTrait?.(name) ?? new Error(`unknown trait ${name}`)));
   }
   return writes;
 }
 
-/**
- * The entries the allocation candidate search starts from: a marker per
- * sharing provider and one item per aggregate membership.
- */
+/** The search entries (search-entry.ts) a provider change adds and removes. */
 function searchEntryWrites(before: Provider | undefined, after: Provider | undefined): Write[] {
   const entries = (provider: Provider | undefined): Map<string, Key> => {
     const keys = new Map<string, Key>();
@@ -453,7 +359,7 @@ function searchEntryWrites(before: Provider | undefined, after: Provider | undef
   const next = entries(after);
   const writes: Write[] = [];
   for (const [name, key] of next) {
-    if (!old.has(name)) writes.push({ item: { Put: { TableName: tableName(), Item: { ...key, type: 'searchEntry', uuid: after!.uuid } } } });
+    if (!old.has(name)) writes.push({ item: { Put: { TableName: tableName(), Item: encodeSearchEntry(key, after!.uuid) } } });
   }
   for (const [name, key] of old) {
     if (!next.has(name)) writes.push({ item: { Delete: { TableName: tableName(), Key: key } } });

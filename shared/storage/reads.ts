@@ -1,11 +1,18 @@
-/** Read primitives every storage module uses: strongly consistent gets, batch gets and paged queries. */
+/**
+ * Read primitives every storage module uses: strongly consistent gets, batch
+ * gets and paged queries. Every item they return has had its multi-step
+ * change fences resolved (journal.ts): callers see each item as it is before
+ * or after such a change, never a fence.
+ */
 import { BatchGetCommand, GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { dynamo, tableName } from './client.js';
 import { recordConsumedCapacity, recordItemsRead, RETURN_CONSUMED_CAPACITY } from './consumed-capacity.js';
-import type { Key } from './keys.js';
+import { usedPlaceholders } from './expression.js';
+import { FENCE_ATTRIBUTE, resolveFences } from './journal.js';
 import { untilAllProcessed } from './retry.js';
+import { TYPE_ATTRIBUTE, type Item, type Key } from './items/fields.js';
 
-export type Item = Record<string, unknown>;
+export type { Item } from './items/fields.js';
 
 /** Which attributes a read returns. */
 export interface Projection {
@@ -13,20 +20,12 @@ export interface Projection {
   ExpressionAttributeNames: Record<string, string>;
 }
 
-export async function getItem(key: Key): Promise<Item | undefined> {
-  const output = await dynamo().send(
-    new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true, ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY }),
-  );
-  recordConsumedCapacity(output.ConsumedCapacity, 'read');
-  recordItemsRead(output.Item ? 1 : 0);
-  return output.Item;
-}
-
-/** The projection of these attributes (names as placeholders: some are reserved words). */
+/** The projection of these attributes, and of the keys, type and fence every read resolves fences by (names as placeholders: some are reserved words). */
 export function projectionOf(attributes: readonly string[]): Projection {
+  const all = [...new Set(['pk', 'sk', TYPE_ATTRIBUTE, FENCE_ATTRIBUTE, ...attributes])];
   return {
-    ProjectionExpression: attributes.map((_, n) => `#a${n}`).join(', '),
-    ExpressionAttributeNames: Object.fromEntries(attributes.map((name, n) => [`#a${n}`, name])),
+    ProjectionExpression: all.map((_, n) => `#a${n}`).join(', '),
+    ExpressionAttributeNames: Object.fromEntries(all.map((name, n) => [`#a${n}`, name])),
   };
 }
 
@@ -39,6 +38,22 @@ export function withProjection<T extends { ExpressionAttributeNames?: Record<str
   };
 }
 
+async function getRaw(key: Key): Promise<Item | undefined> {
+  const output = await dynamo().send(
+    new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true, ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY }),
+  );
+  recordConsumedCapacity(output.ConsumedCapacity, 'read');
+  recordItemsRead(output.Item ? 1 : 0);
+  return output.Item;
+}
+
+export async function getItem(key: Key): Promise<Item | undefined> {
+  const item = await getRaw(key);
+  if (item === undefined) return undefined;
+  const [resolved] = await resolveFences([item], (keys) => batchGetRaw(keys, { consistent: true }));
+  return resolved;
+}
+
 export interface BatchGetOptions {
   projection?: Projection;
   /** Strongly consistent (the default), or eventually consistent at half the read units. */
@@ -47,8 +62,7 @@ export interface BatchGetOptions {
 
 type BatchRequest = Record<string, { Keys: Item[]; ConsistentRead: boolean } & Partial<Projection>>;
 
-/** Reads of many keys, 100 a request; keys DynamoDB leaves unprocessed are asked for again, with the retry policy's backoff. */
-export async function batchGet(keys: Key[], { projection, consistent = true }: BatchGetOptions = {}): Promise<Item[]> {
+async function batchGetRaw(keys: Key[], { projection, consistent = true }: BatchGetOptions): Promise<Item[]> {
   const items: Item[] = [];
   for (let start = 0; start < keys.length; start += 100) {
     const request: BatchRequest = {
@@ -63,6 +77,12 @@ export async function batchGet(keys: Key[], { projection, consistent = true }: B
     });
   }
   return items;
+}
+
+/** Reads of many keys, 100 a request; keys DynamoDB leaves unprocessed are asked for again, with the retry policy's backoff. */
+export async function batchGet(keys: Key[], options: BatchGetOptions = {}): Promise<Item[]> {
+  const items = await batchGetRaw(keys, options);
+  return resolveFences(items, (fenced) => batchGetRaw(fenced, { projection: options.projection, consistent: true }));
 }
 
 export interface QueryPage {
@@ -80,7 +100,16 @@ export async function queryPage(input: Omit<QueryCommandInput, 'TableName'>, sta
   );
   recordConsumedCapacity(output.ConsumedCapacity, 'read');
   recordItemsRead(output.ScannedCount ?? 0);
-  return { items: output.Items ?? [], scanned: output.ScannedCount ?? 0, next: output.LastEvaluatedKey };
+  const projection = input.ProjectionExpression
+    ? ({ ProjectionExpression: input.ProjectionExpression, ExpressionAttributeNames: input.ExpressionAttributeNames ?? {} } as Projection)
+    : undefined;
+  // A query's names may also serve its key condition and filter, which a batch read refuses.
+  const rereadProjection = projection && {
+    ...projection,
+    ExpressionAttributeNames: usedPlaceholders(projection.ExpressionAttributeNames, projection.ProjectionExpression),
+  };
+  const items = await resolveFences(output.Items ?? [], (fenced) => batchGetRaw(fenced, { projection: rereadProjection, consistent: true }));
+  return { items, scanned: output.ScannedCount ?? 0, next: output.LastEvaluatedKey };
 }
 
 /** Every page of a query on the table or one of its indexes; `onPage` hears how many items each page read. */

@@ -1,44 +1,31 @@
 /**
- * The one way the service changes what it stores: read, plan, commit as one
- * TransactWriteItems, retry (readPlanCommit). Condition failures are mapped
- * to domain errors: each write may say which error its failed condition
- * means; a transaction cancelled for any other reason (a conflicting
- * concurrent transaction) is a ConcurrentUpdate, which is retried.
+ * The one way the service changes what it stores: read, plan, commit
+ * (readPlanCommit). A plan that fits one TransactWriteItems is committed as
+ * one; a bigger one in several steps through the journal (journal.ts,
+ * docs/design/multi-step-changes.md), equally atomic. Condition failures are
+ * mapped to domain errors: each write may say which error its failed
+ * condition means; a change cancelled for any other reason (a conflicting
+ * concurrent transaction, or an item another change holds) is a
+ * ConcurrentUpdate, which is retried.
  */
 import { randomUUID } from 'node:crypto';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { DependencyUnavailable, dynamo } from './client.js';
 import { recordConsumedCapacity, RETURN_CONSUMED_CAPACITY } from './consumed-capacity.js';
+import { commitInSteps, guarded, rawFenceOf, settleFence, targetOf } from './journal.js';
 import { pauseBeforeRetry, retryPolicy } from './retry.js';
+import { ConcurrentUpdate, type Write } from './write.js';
+import { ItemTooLarge } from './items/fields.js';
 
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
-
-export interface Write {
-  item: TransactItem;
-  /** The error a failed condition on this write means; default ConcurrentUpdate. */
-  onConditionFailed?: () => Error;
-}
-
-/** Another writer changed what this transaction was conditioned on. */
-export class ConcurrentUpdate extends Error {
-  constructor() {
-    super('Another thread concurrently updated the data. Please retry your update');
-    this.name = 'ConcurrentUpdate';
-  }
-}
-
-/** DynamoDB's limit on the writes of one transaction. */
+/** DynamoDB's limit on the actions of one transaction: a plan with more is committed in steps. */
 export const MAX_TRANSACTION_ITEMS = 100;
 
-export class TooManyWrites extends Error {
-  constructor(readonly count: number) {
-    super(`The change needs ${count} writes; at most ${MAX_TRANSACTION_ITEMS} can be made atomically.`);
-    this.name = 'TooManyWrites';
-  }
-}
-
 const THROTTLED_REASONS = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
+
+/** DynamoDB refuses a transaction whose items together pass 4 MB; the same plan then goes in steps. */
+const isTooLargeForOneTransaction = (error: unknown): boolean =>
+  error instanceof Error && error.name === 'ValidationException' && /transaction request cannot (include|be larger)|4 ?MB|size/i.test(error.message);
 
 /**
  * One transaction. Its ClientRequestToken is new for every call, and every
@@ -55,11 +42,15 @@ const THROTTLED_REASONS = new Set(['ThrottlingError', 'ProvisionedThroughputExce
  * reasons say so, which the SDK does not retry) is resent here, unchanged and
  * with the same token, under the retry policy: re-planning it instead could
  * mistake an earlier attempt whose answer was lost for someone else's write.
+ * A write that failed on another change's fence settles that change as far
+ * as is due (journal.ts) and is a ConcurrentUpdate.
  */
-export async function commit(writes: Write[]): Promise<void> {
-  if (writes.length === 0) return;
-  if (writes.length > MAX_TRANSACTION_ITEMS) throw new TooManyWrites(writes.length);
-  const input = { TransactItems: writes.map((write) => write.item), ClientRequestToken: randomUUID(), ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY };
+async function commitInOneTransaction(writes: Write[]): Promise<void> {
+  const input = {
+    TransactItems: writes.map((write) => guarded(write.item)),
+    ClientRequestToken: randomUUID(),
+    ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,
+  };
   const policy = retryPolicy();
   for (let retry = 0; ; retry++) {
     try {
@@ -70,12 +61,32 @@ export async function commit(writes: Write[]): Promise<void> {
       if (!(error instanceof TransactionCanceledException)) throw error;
       const reasons = error.CancellationReasons ?? [];
       const failed = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
-      const mapped = failed >= 0 ? writes[failed]?.onConditionFailed?.() : undefined;
-      if (mapped) throw mapped;
+      if (failed >= 0) {
+        const holder = rawFenceOf(reasons[failed]!.Item as Record<string, { S?: string }> | undefined);
+        if (holder !== undefined) {
+          await settleFence(holder, targetOf(writes[failed]!.item));
+          throw new ConcurrentUpdate();
+        }
+        throw writes[failed]!.onConditionFailed?.() ?? new ConcurrentUpdate();
+      }
+      const tooLarge = reasons.find((reason) => reason.Code === 'ValidationError' && /size/i.test(reason.Message ?? ''));
+      if (tooLarge) throw new ItemTooLarge('A record this change writes');
       if (!reasons.some((reason) => THROTTLED_REASONS.has(reason.Code ?? ''))) throw new ConcurrentUpdate();
       if (retry >= policy.retries) throw new DependencyUnavailable('DynamoDB throttled the transaction after every retry.');
       await pauseBeforeRetry(policy, retry);
     }
+  }
+}
+
+/** Commits the writes atomically: in one transaction where they fit one, else in steps. */
+export async function commit(writes: Write[]): Promise<void> {
+  if (writes.length === 0) return;
+  if (writes.length > MAX_TRANSACTION_ITEMS) return commitInSteps(writes);
+  try {
+    await commitInOneTransaction(writes);
+  } catch (error) {
+    if (!isTooLargeForOneTransaction(error)) throw error;
+    await commitInSteps(writes);
   }
 }
 
@@ -87,7 +98,7 @@ export interface Plan<T> {
 
 /**
  * Runs a change: `attempt` reads what the change depends on (strongly
- * consistent) and plans its writes, which are committed as one transaction.
+ * consistent) and plans its writes, which are committed atomically (commit).
  * When a concurrent writer got in between (ConcurrentUpdate), the whole
  * attempt runs again on fresh reads, after the retry policy's wait, up to
  * its retries (`retry` counts them); then the ConcurrentUpdate becomes

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Stage } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
-import { synth } from './synth.js';
+import { synth } from '../support/synth.js';
 
 const policyFile = join(mkdtempSync(join(tmpdir(), 'nag-')), 'policy.yaml');
 writeFileSync(policyFile, '"placement:traits:list": "@"\n');

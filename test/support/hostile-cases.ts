@@ -1,5 +1,5 @@
 /**
- * Hostile and malformed requests, by class, for test/integration/hostile-input.test.ts.
+ * Hostile and malformed requests, by class, for test/functions/hostile-input.test.ts.
  * Each case names the status this service answers and, where upstream
  * Placement 8.0 answers differently (its own 500s, mostly), upstream's
  * status and why we differ. Refused requests must leave the stored state as

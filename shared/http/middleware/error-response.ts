@@ -2,13 +2,14 @@
  * The one place errors become responses: HttpError to Placement's JSON error
  * body (or HTML / plain text when the client does not accept JSON, as
  * upstream's webob does); storage's errors to their statuses (409 concurrent
- * update, 413 too many writes, 503 with Retry-After for an unavailable
- * DynamoDB); anything else to a logged 500.
+ * update, 400 for a record that would outgrow its size bound, 503 with
+ * Retry-After for an unavailable DynamoDB); anything else to a logged 500.
  */
 import { ErrorCode, HttpError, serviceUnavailable } from '../../api/errors.js';
 import { dumpPythonJson } from '../../api/python-json.js';
 import { DependencyUnavailable } from '../../storage/client.js';
-import { ConcurrentUpdate, TooManyWrites } from '../../storage/transaction.js';
+import { ItemTooLarge } from '../../storage/items/fields.js';
+import { ConcurrentUpdate } from '../../storage/write.js';
 import { logger } from '../logger.js';
 import type { LambdaRequest, PlacementMiddleware } from '../types.js';
 import { versionHeaders } from './microversion.js';
@@ -90,8 +91,8 @@ export const errorResponse = (): PlacementMiddleware => ({
     let error = request.error;
     if (error instanceof ConcurrentUpdate) {
       error = new HttpError(409, error.message, { code: ErrorCode.CONCURRENT_UPDATE });
-    } else if (error instanceof TooManyWrites) {
-      error = new HttpError(413, error.message);
+    } else if (error instanceof ItemTooLarge) {
+      error = new HttpError(400, error.message);
     } else if (error instanceof DependencyUnavailable) {
       logger.warn('DynamoDB unavailable', { error });
       error = serviceUnavailable('The service could not reach its database in time. Please retry.');

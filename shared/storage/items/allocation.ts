@@ -1,0 +1,40 @@
+/**
+ * The allocation item: what one consumer holds on one provider, in the
+ * provider's partition, so that a provider and all its allocations are one
+ * query (GET /resource_providers/{uuid}/allocations).
+ *
+ *   pk RP#<provider uuid>   sk ALLOC#<consumer uuid>
+ */
+import type { Resources } from '../../domain/model.js';
+import { foldUuidCase } from '../../domain/uuid.js';
+import { numberMapField, stringField, TYPE_ATTRIBUTE, type Item, type Key } from './fields.js';
+import { providerPartition } from './provider.js';
+
+export const ALLOCATION_TYPE = 'allocation';
+export const ALLOCATION_PREFIX = 'ALLOC#';
+export const AllocationAttribute = { consumerUuid: 'consumerUuid', resources: 'resources' } as const;
+
+export const allocationKey = (providerUuid: string, consumerUuid: string): Key => ({
+  pk: providerPartition(providerUuid),
+  sk: `${ALLOCATION_PREFIX}${foldUuidCase(consumerUuid)}`,
+});
+
+export interface Allocation {
+  consumerUuid: string;
+  resources: Resources;
+}
+
+export const encodeAllocation = (providerUuid: string, allocation: Allocation): Item => ({
+  ...allocationKey(providerUuid, allocation.consumerUuid),
+  [TYPE_ATTRIBUTE]: ALLOCATION_TYPE,
+  [AllocationAttribute.consumerUuid]: allocation.consumerUuid,
+  [AllocationAttribute.resources]: allocation.resources,
+});
+
+export const decodeAllocation = (item: Item): Allocation => ({
+  consumerUuid: stringField(item, AllocationAttribute.consumerUuid),
+  resources: numberMapField(item, AllocationAttribute.resources),
+});
+
+/** Whether an item of a provider's partition is one of its allocations. */
+export const isAllocationItem = (item: Item): boolean => stringField(item, 'sk').startsWith(ALLOCATION_PREFIX);

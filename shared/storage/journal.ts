@@ -1,0 +1,619 @@
+/**
+ * Multi-step changes: a change too big for one TransactWriteItems committed
+ * atomically in several requests, through a journal. The protocol, its
+ * states and what a crash at each point leaves are in
+ * docs/design/multi-step-changes.md; in short:
+ *
+ *   begin (head pending) → stage every write → fence every target
+ *   → commit (head committed: the commit point) → apply every write → finish
+ *
+ * Every read resolves the fences it meets (resolveFences): before the
+ * commit point an item reads as it was, after it as the change left it, and
+ * whoever meets what a dead writer left behind finishes or undoes it.
+ */
+import { randomUUID } from 'node:crypto';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+  type UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { config } from '../config.js';
+import { DependencyUnavailable, dynamo, tableName } from './client.js';
+import { recordConsumedCapacity, RETURN_CONSUMED_CAPACITY } from './consumed-capacity.js';
+import { untilAllProcessed } from './retry.js';
+import { usedPlaceholders } from './expression.js';
+import { ConcurrentUpdate, type Write, type WriteAction } from './write.js';
+import { TYPE_ATTRIBUTE, type Item, type Key } from './items/fields.js';
+import {
+  ChangeAttribute,
+  changeKey,
+  CHANGES_PK,
+  decodeChangeHead,
+  decodeStagedWrite,
+  encodeChangeHead,
+  encodeStagedWrite,
+  stagedPartition,
+  stagedWriteKey,
+  type ChangeHead,
+  type ChangeState,
+  type StagedAction,
+  type StagedWrite,
+} from './items/change.js';
+
+/** The attribute a multi-step change sets on every item it will write, holding its id. */
+export const FENCE_ATTRIBUTE = 'fence';
+const FENCE = '#fence';
+const CHANGE_ID = ':fenceChange';
+const TYPE = '#fenceType';
+
+/** Requests of one step under way at once. */
+const CONCURRENCY = 32;
+/** How long a finished change's head and staged writes stay before the table's TTL removes them. */
+const TOMBSTONE_SECONDS = 24 * 3600;
+/** Rounds of reading fenced items again before a read gives up (503). */
+const RESOLVE_ROUNDS = 5;
+
+const isConditionFailure = (error: unknown): error is ConditionalCheckFailedException => error instanceof ConditionalCheckFailedException;
+const keyText = (key: Key) => `${key.pk}\n${key.sk}`;
+const keyOf = (item: Item): Key => ({ pk: item.pk as string, sk: item.sk as string });
+
+/** The change holding an item (as the document client reads it), if any. */
+export const fenceOf = (item: Item): string | undefined => (typeof item[FENCE_ATTRIBUTE] === 'string' ? (item[FENCE_ATTRIBUTE] as string) : undefined);
+
+/** The change holding an item as DynamoDB returns it raw (a failed condition's item), if any. */
+export const rawFenceOf = (item: Record<string, { S?: string }> | undefined): string | undefined => item?.[FENCE_ATTRIBUTE]?.S;
+
+// ---------------------------------------------------------------- actions
+
+interface ActionBody {
+  ConditionExpression?: string;
+  ExpressionAttributeNames?: Record<string, string>;
+  ExpressionAttributeValues?: Record<string, unknown>;
+}
+
+interface ActionParts {
+  kind: 'Put' | 'Update' | 'Delete' | 'ConditionCheck';
+  key: Key;
+  body: ActionBody;
+}
+
+function partsOf(action: WriteAction): ActionParts {
+  if (action.Put) return { kind: 'Put', key: keyOf(action.Put.Item!), body: action.Put };
+  if (action.Update) return { kind: 'Update', key: action.Update.Key as Key, body: action.Update };
+  if (action.Delete) return { kind: 'Delete', key: action.Delete.Key as Key, body: action.Delete };
+  if (action.ConditionCheck) return { kind: 'ConditionCheck', key: action.ConditionCheck.Key as Key, body: action.ConditionCheck };
+  throw new Error('a write without an action');
+}
+
+/** The key of the item an action writes. */
+export const targetOf = (action: WriteAction): Key => partsOf(action).key;
+
+const nonEmpty = <T>(map: Record<string, T>) => (Object.keys(map).length > 0 ? map : undefined);
+
+/**
+ * The action as either path sends it: it also requires its item to carry no
+ * fence, and returns the item when a condition fails, so that a failure
+ * caused by a fence is told apart from what the condition means.
+ */
+export function guarded(action: WriteAction): WriteAction {
+  const { kind, body } = partsOf(action);
+  const condition = body.ConditionExpression ? `(${body.ConditionExpression}) AND attribute_not_exists(${FENCE})` : `attribute_not_exists(${FENCE})`;
+  const guardedBody = {
+    ...body,
+    ConditionExpression: condition,
+    ExpressionAttributeNames: { ...body.ExpressionAttributeNames, [FENCE]: FENCE_ATTRIBUTE },
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  };
+  return { [kind]: guardedBody } as WriteAction;
+}
+
+/** What a committed change does to one target, kept in its staged write. */
+function stagedActionOf(action: WriteAction): StagedAction {
+  if (action.Put) return { kind: 'put', item: action.Put.Item! };
+  if (action.Update) {
+    const expression = action.Update.UpdateExpression!;
+    return {
+      kind: 'update',
+      expression,
+      names: nonEmpty(usedPlaceholders(action.Update.ExpressionAttributeNames, expression)),
+      values: nonEmpty(usedPlaceholders(action.Update.ExpressionAttributeValues, expression)),
+    };
+  }
+  return action.Delete ? { kind: 'delete' } : { kind: 'check' };
+}
+
+// ---------------------------------------------------------------- requests
+
+type Consumed = Parameters<typeof recordConsumedCapacity>[0];
+
+/** A write, its units counted; false when its condition failed (the work was done, or is not this change's to do). */
+async function unlessDone(request: () => Promise<{ ConsumedCapacity?: Consumed }>): Promise<boolean> {
+  try {
+    recordConsumedCapacity((await request()).ConsumedCapacity, 'write');
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** A read, its units counted. */
+async function read<T extends { ConsumedCapacity?: Consumed }>(request: () => Promise<T>): Promise<T> {
+  const output = await request();
+  recordConsumedCapacity(output.ConsumedCapacity, 'read');
+  return output;
+}
+
+/**
+ * Runs `work` on every item, CONCURRENCY at a time, in order. After a failure
+ * no further item is started, and the call returns only once every started
+ * one has ended, so that nothing of this step is still under way when the
+ * caller decides what to do next.
+ */
+async function eachConcurrently<T>(items: readonly T[], work: (item: T, index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failure: { error: unknown } | undefined;
+  const worker = async () => {
+    while (failure === undefined && next < items.length) {
+      const index = next++;
+      try {
+        await work(items[index]!, index);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
+  if (failure) throw failure.error;
+}
+
+// ---------------------------------------------------------------- heads
+
+const now = () => Date.now();
+const expiry = () => Math.floor(now() / 1000) + TOMBSTONE_SECONDS;
+
+async function readHeads(ids: string[]): Promise<Map<string, ChangeHead>> {
+  const heads = new Map<string, ChangeHead>();
+  for (let start = 0; start < ids.length; start += 100) {
+    const request = { [tableName()]: { Keys: ids.slice(start, start + 100).map(changeKey), ConsistentRead: true } };
+    await untilAllProcessed(request, async (pending) => {
+      const output = await read(() => dynamo().send(new BatchGetCommand({ RequestItems: pending, ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY })));
+      for (const item of output.Responses?.[tableName()] ?? []) heads.set(item.sk as string, decodeChangeHead(item));
+      return output.UnprocessedKeys as typeof request | undefined;
+    });
+  }
+  return heads;
+}
+
+const readHead = async (id: string): Promise<ChangeHead | undefined> => (await readHeads([id])).get(id);
+
+/** Moves the head from `from` to `to` (with a new lease); false when it was not in `from` (or, with `ifLeaseBefore`, its lease had not passed). */
+function moveHead(id: string, from: ChangeState, to: ChangeState | 'renewed', ifLeaseBefore?: number): Promise<boolean> {
+  const conditions = [`#state = :from`, ...(ifLeaseBefore === undefined ? [] : ['#lease < :before'])];
+  const sets = ['#lease = :lease', ...(to === 'renewed' ? [] : ['#state = :to'])];
+  return unlessDone(() =>
+    dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: changeKey(id),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: conditions.join(' AND '),
+        ExpressionAttributeNames: { '#state': ChangeAttribute.state, '#lease': ChangeAttribute.leaseUntil },
+        ExpressionAttributeValues: {
+          ':from': from,
+          ':lease': now() + config.changeLeaseMs,
+          ...(to === 'renewed' ? {} : { ':to': to }),
+          ...(ifLeaseBefore === undefined ? {} : { ':before': ifLeaseBefore }),
+        },
+        ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,
+      }),
+    ),
+  );
+}
+
+/** Takes over the follow-up work of a change whose actor's lease passed; false when another actor took it first. */
+function takeOver(head: ChangeHead): Promise<boolean> {
+  return unlessDone(() =>
+    dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: changeKey(head.id),
+        UpdateExpression: 'SET #lease = :lease',
+        ConditionExpression: '#state = :state AND #lease = :read',
+        ExpressionAttributeNames: { '#state': ChangeAttribute.state, '#lease': ChangeAttribute.leaseUntil },
+        ExpressionAttributeValues: { ':state': head.state, ':read': head.leaseUntil, ':lease': now() + config.changeLeaseMs },
+        ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,
+      }),
+    ),
+  );
+}
+
+/** Marks a change whose targets are all written (or undone) as finished, to lapse after a day. */
+async function markFinished(id: string, state: ChangeState): Promise<void> {
+  await unlessDone(() =>
+    dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: changeKey(id),
+        UpdateExpression: 'SET #finished = :true, #expires = :expires',
+        ConditionExpression: '#state = :state',
+        ExpressionAttributeNames: { '#state': ChangeAttribute.state, '#finished': ChangeAttribute.finished, '#expires': ChangeAttribute.expiresAt },
+        ExpressionAttributeValues: { ':state': state, ':true': true, ':expires': expiry() },
+        ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,
+      }),
+    ),
+  );
+}
+
+// ---------------------------------------------------------------- per target
+
+/** Fences one target for the change, with the write's own condition; the item that failed it, if it did. */
+async function fence(id: string, write: Write): Promise<{ failed: Record<string, { S?: string }> | undefined } | undefined> {
+  const { key, body } = partsOf(write.item);
+  const condition = body.ConditionExpression;
+  try {
+    const output = await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: `SET ${FENCE} = ${CHANGE_ID}`,
+        ConditionExpression: condition ? `(${condition}) AND attribute_not_exists(${FENCE})` : `attribute_not_exists(${FENCE})`,
+        ExpressionAttributeNames: { ...usedPlaceholders(body.ExpressionAttributeNames, condition), [FENCE]: FENCE_ATTRIBUTE },
+        ExpressionAttributeValues: { ...usedPlaceholders(body.ExpressionAttributeValues, condition), [CHANGE_ID]: id },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,
+      }),
+    );
+    recordConsumedCapacity(output.ConsumedCapacity, 'write');
+    return undefined;
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    const failed = error.Item as Record<string, { S?: string }> | undefined;
+    // The SDK sent it again after an answer was lost: the fence is already ours.
+    if (rawFenceOf(failed) === id) return undefined;
+    return { failed };
+  }
+}
+
+/** Writes one staged write, if its target still carries this change's fence. */
+function apply(id: string, { target, action }: StagedWrite): Promise<boolean> {
+  const guard = { ConditionExpression: `${FENCE} = ${CHANGE_ID}`, ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY };
+  const names = { [FENCE]: FENCE_ATTRIBUTE };
+  const values = { [CHANGE_ID]: id };
+  switch (action.kind) {
+    case 'put':
+      return unlessDone(() =>
+        dynamo().send(
+          new PutCommand({ TableName: tableName(), Item: action.item, ...guard, ExpressionAttributeNames: names, ExpressionAttributeValues: values }),
+        ),
+      );
+    case 'update': {
+      const expression = /\bREMOVE\b/.test(action.expression)
+        ? action.expression.replace(/\bREMOVE\b/, `REMOVE ${FENCE},`)
+        : `${action.expression} REMOVE ${FENCE}`;
+      const input: UpdateCommandInput = {
+        TableName: tableName(),
+        Key: target,
+        UpdateExpression: expression,
+        ...guard,
+        ExpressionAttributeNames: { ...action.names, ...names },
+        ExpressionAttributeValues: { ...action.values, ...values },
+      };
+      return unlessDone(() => dynamo().send(new UpdateCommand(input)));
+    }
+    case 'delete':
+      return unlessDone(() =>
+        dynamo().send(new DeleteCommand({ TableName: tableName(), Key: target, ...guard, ExpressionAttributeNames: names, ExpressionAttributeValues: values })),
+      );
+    case 'check':
+      return unlessDone(() =>
+        dynamo().send(
+          new UpdateCommand({
+            TableName: tableName(),
+            Key: target,
+            UpdateExpression: `REMOVE ${FENCE}`,
+            ...guard,
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+          }),
+        ),
+      );
+  }
+}
+
+/** Lifts this change's fence from one target: a placeholder (an item without a type) is deleted, any other item is left as it was. */
+async function undo(id: string, target: Key): Promise<void> {
+  const names = { [FENCE]: FENCE_ATTRIBUTE, [TYPE]: TYPE_ATTRIBUTE };
+  const values = { [CHANGE_ID]: id };
+  const lifted = await unlessDone(() =>
+    dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: target,
+        UpdateExpression: `REMOVE ${FENCE}`,
+        ConditionExpression: `${FENCE} = ${CHANGE_ID} AND attribute_exists(${TYPE})`,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,
+      }),
+    ),
+  );
+  if (lifted) return;
+  await unlessDone(() =>
+    dynamo().send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: target,
+        ConditionExpression: `${FENCE} = ${CHANGE_ID} AND attribute_not_exists(${TYPE})`,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,
+      }),
+    ),
+  );
+}
+
+async function readStaged(id: string, target: Key): Promise<StagedWrite | undefined> {
+  const output = await read(() =>
+    dynamo().send(
+      new GetCommand({ TableName: tableName(), Key: stagedWriteKey(id, target), ConsistentRead: true, ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY }),
+    ),
+  );
+  return output.Item && decodeStagedWrite(output.Item);
+}
+
+/** Every item of one partition, strongly consistent, the filter applied. */
+async function queryPartition(pk: string, filter?: { FilterExpression: string; ExpressionAttributeNames: Record<string, string> }): Promise<Item[]> {
+  const items: Item[] = [];
+  let start: Item | undefined;
+  do {
+    const output = await read(() =>
+      dynamo().send(
+        new QueryCommand({
+          TableName: tableName(),
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': pk },
+          ...filter,
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+          ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,
+        }),
+      ),
+    );
+    items.push(...(output.Items ?? []));
+    start = output.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
+const listStaged = async (id: string): Promise<StagedWrite[]> => (await queryPartition(stagedPartition(id))).map(decodeStagedWrite);
+
+// ---------------------------------------------------------------- whole changes
+
+/** Writes every staged write of a committed change and marks it finished. Idempotent. */
+async function rollForward(id: string, staged?: StagedWrite[]): Promise<void> {
+  await eachConcurrently(staged ?? (await listStaged(id)), async (write) => void (await apply(id, write)));
+  await markFinished(id, 'committed');
+}
+
+/** Lifts every fence of an aborted change and marks it finished. Idempotent. */
+async function rollBack(id: string, targets?: Key[]): Promise<void> {
+  await eachConcurrently(targets ?? (await listStaged(id)).map((write) => write.target), (target) => undo(id, target));
+  await markFinished(id, 'aborted');
+}
+
+/**
+ * Brings a change a fenced target belongs to as far as is due, so that the
+ * target can be read again: a committed change's write of it is applied
+ * (every write, when the change's actor is gone), an aborted change's fence
+ * is lifted (likewise), and with `abortExpired` a pending change whose writer
+ * is gone is aborted and rolled back. A pending change with a live writer is
+ * left alone.
+ */
+async function settle(id: string, head: ChangeHead | undefined, targets: Key[], { abortExpired }: { abortExpired: boolean }): Promise<void> {
+  const expired = head !== undefined && !head.finished && head.leaseUntil < now();
+  if (head === undefined) {
+    // Only an aborted change can leave a fence once its head is gone (a late fence of a writer it outlived).
+    await eachConcurrently(targets, (target) => undo(id, target));
+  } else if (head.state === 'pending') {
+    if (!abortExpired || !expired) return;
+    if (await moveHead(id, 'pending', 'aborted', now())) await rollBack(id);
+    else await settle(id, await readHead(id), targets, { abortExpired });
+  } else if (head.state === 'committed') {
+    if (expired && (await takeOver(head))) await rollForward(id);
+    else {
+      await eachConcurrently(targets, async (target) => {
+        const staged = await readStaged(id, target);
+        if (staged) await apply(id, staged);
+      });
+    }
+  } else if (expired && (await takeOver(head))) await rollBack(id);
+  else await eachConcurrently(targets, (target) => undo(id, target));
+}
+
+/**
+ * What a writer does after its write failed on another change's fence:
+ * settle that change as far as is due (a dead writer's pending change is
+ * aborted), then let the retry policy run the write again.
+ */
+export async function settleFence(id: string, target: Key): Promise<void> {
+  await settle(id, await readHead(id), [target], { abortExpired: true });
+}
+
+/**
+ * The items of one read with their fences resolved, in their order: an item
+ * a pending change holds reads as before the change (a placeholder: no
+ * item); an item of a committed or aborted change is settled and read again
+ * with `reread` (strongly consistent), and so is an item whose change is
+ * gone. The heads are read after the items, once per change, so every item
+ * of one change resolves the same way.
+ */
+export async function resolveFences(items: Item[], reread: (keys: Key[]) => Promise<Item[]>): Promise<Item[]> {
+  let result: (Item | undefined)[] = items;
+  for (let round = 0; round < RESOLVE_ROUNDS; round++) {
+    const fenced = new Map<string, Key[]>();
+    for (const item of result) {
+      const id = item && fenceOf(item);
+      if (id !== undefined) fenced.set(id, [...(fenced.get(id) ?? []), keyOf(item!)]);
+    }
+    if (fenced.size === 0) return result.filter((item) => item !== undefined);
+    const heads = await readHeads([...fenced.keys()]);
+    const again: Key[] = [];
+    await Promise.all(
+      [...fenced].map(async ([id, targets]) => {
+        const head = heads.get(id);
+        if (head?.state === 'pending') return;
+        await settle(id, head, targets, { abortExpired: false });
+        again.push(...targets);
+      }),
+    );
+    const fresh = new Map((again.length > 0 ? await reread(again) : []).map((item) => [keyText(keyOf(item)), item]));
+    const rereadKeys = new Set(again.map(keyText));
+    result = result.map((item) => {
+      const id = item && fenceOf(item);
+      if (item === undefined || id === undefined) return item;
+      const key = keyText(keyOf(item));
+      if (rereadKeys.has(key)) return fresh.get(key);
+      // Pending: the state before the change, which fencing left untouched; a placeholder stands for no item.
+      if (item[TYPE_ATTRIBUTE] === undefined) return undefined;
+      const { [FENCE_ATTRIBUTE]: _fence, ...before } = item;
+      return before;
+    });
+  }
+  throw new DependencyUnavailable('Items stayed held by changes in progress through every read.');
+}
+
+/** Renews the writer's lease when half of it has passed; a change aborted meanwhile is a ConcurrentUpdate. */
+class Lease {
+  private renewAfter = now() + config.changeLeaseMs / 2;
+
+  constructor(private readonly id: string) {}
+
+  async keep(): Promise<void> {
+    if (now() < this.renewAfter) return;
+    this.renewAfter = now() + config.changeLeaseMs / 2;
+    if (!(await moveHead(this.id, 'pending', 'renewed'))) throw new ConcurrentUpdate();
+  }
+}
+
+/**
+ * Fences every target, in order, with its write's condition; `held` gathers
+ * the targets that may carry the fence (those whose fence was sent and did
+ * not fail its condition), which are all a rollback has to lift. The error
+ * of the first write (in order) that failed: what its condition means, or a
+ * ConcurrentUpdate when another change holds the item (settled first, so a
+ * dead writer's change does not stand in the way of the retry).
+ */
+async function fenceAll(id: string, writes: Write[], lease: Lease, held: Set<Key>): Promise<void> {
+  const failures: { index: number; failed: Record<string, { S?: string }> | undefined }[] = [];
+  await eachConcurrently(writes, async (write, index) => {
+    await lease.keep();
+    const target = targetOf(write.item);
+    held.add(target);
+    const outcome = await fence(id, write);
+    if (outcome === undefined) return;
+    held.delete(target);
+    failures.push({ index, failed: outcome.failed });
+    throw new ConcurrentUpdate();
+  }).catch((error: unknown) => {
+    if (!(error instanceof ConcurrentUpdate) || failures.length === 0) throw error;
+  });
+  if (failures.length === 0) return;
+  const first = failures.reduce((a, b) => (a.index < b.index ? a : b));
+  const other = rawFenceOf(first.failed);
+  if (other !== undefined) {
+    await settleFence(other, targetOf(writes[first.index]!.item));
+    throw new ConcurrentUpdate();
+  }
+  throw writes[first.index]!.onConditionFailed?.() ?? new ConcurrentUpdate();
+}
+
+/**
+ * After a failure before the commit point: aborts the change and rolls it
+ * back. True when the change turned out committed after all (the commit's
+ * answer was lost): it is then rolled forward, and the change stands.
+ */
+async function abandon(id: string, targets: Key[], staged: StagedWrite[]): Promise<boolean> {
+  try {
+    if (await moveHead(id, 'pending', 'aborted')) {
+      await rollBack(id, targets);
+      return false;
+    }
+    const head = await readHead(id);
+    if (head?.state === 'committed') {
+      await rollForward(id, staged);
+      return true;
+    }
+    if (head?.state === 'aborted') await rollBack(id, targets);
+  } catch {
+    // DynamoDB is failing: the change's lease will pass, and the next request or the sweeper rolls it back.
+  }
+  return false;
+}
+
+/** Commits writes too many for one transaction, atomically, in several steps (see the file's comment). */
+export async function commitInSteps(writes: Write[]): Promise<void> {
+  const id = randomUUID();
+  const lease = new Lease(id);
+  const staged: StagedWrite[] = writes.map((write) => ({ target: targetOf(write.item), action: stagedActionOf(write.item) }));
+  const held = new Set<Key>();
+  try {
+    const head = await dynamo().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: encodeChangeHead(id, now() + config.changeLeaseMs, writes.length, new Date().toISOString()),
+        ConditionExpression: 'attribute_not_exists(pk)',
+        ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,
+      }),
+    );
+    recordConsumedCapacity(head.ConsumedCapacity, 'write');
+    const expiresAt = expiry();
+    const batches: StagedWrite[][] = [];
+    for (let start = 0; start < staged.length; start += 25) batches.push(staged.slice(start, start + 25));
+    await eachConcurrently(batches, async (batch) => {
+      await lease.keep();
+      const request = { [tableName()]: batch.map((write) => ({ PutRequest: { Item: encodeStagedWrite(id, write, expiresAt) } })) };
+      await untilAllProcessed(request, async (pending) => {
+        const output = await dynamo().send(new BatchWriteCommand({ RequestItems: pending, ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY }));
+        recordConsumedCapacity(output.ConsumedCapacity, 'write');
+        return output.UnprocessedItems as typeof request | undefined;
+      });
+    });
+    await fenceAll(id, writes, lease, held);
+    if (!(await moveHead(id, 'pending', 'committed')) && (await readHead(id))?.state !== 'committed') throw new ConcurrentUpdate();
+  } catch (error) {
+    if (await abandon(id, [...held], staged)) return;
+    throw error;
+  }
+  // Committed: the change stands whatever happens next; what is left undone here is finished by whoever meets it.
+  await rollForward(id, staged).catch(() => undefined);
+}
+
+/**
+ * Finishes every change whose actor's lease has passed: a committed one is
+ * rolled forward, a pending or aborted one rolled back. The sweeper runs it
+ * on a schedule; it covers targets no request reads. Returns how many it
+ * finished.
+ */
+export async function sweepChanges(): Promise<number> {
+  const unfinished = { FilterExpression: 'attribute_not_exists(#finished)', ExpressionAttributeNames: { '#finished': ChangeAttribute.finished } };
+  const open = (await queryPartition(CHANGES_PK, unfinished)).map(decodeChangeHead);
+  let finished = 0;
+  for (const head of open) {
+    if (head.leaseUntil >= now()) continue;
+    if (head.state === 'pending') {
+      if (await moveHead(head.id, 'pending', 'aborted', now())) await rollBack(head.id);
+      else continue;
+    } else if (!(await takeOver(head))) continue;
+    else if (head.state === 'committed') await rollForward(head.id);
+    else await rollBack(head.id);
+    finished++;
+  }
+  return finished;
+}

@@ -1,0 +1,140 @@
+/**
+ * What nova's most frequent requests cost in DynamoDB, from the service's
+ * own metric records: the requests a compute node polls read only what they
+ * answer with, and a claim rewrites one index entry per provider.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { ApiResponse } from '../../scripts/lib/placement-client.js';
+import { consumerKey } from '../../shared/storage/items/consumer.js';
+import { providerKey } from '../../shared/storage/items/provider.js';
+import { getItem } from '../../shared/storage/reads.js';
+import { BY_GROUP_INDEX, BY_SHARD_INDEX } from '../../shared/storage/table-definition.js';
+import { useLocalService } from '../support/local-service.js';
+
+interface Units {
+  ReadCapacityUnits: number;
+  WriteCapacityUnits: number;
+  itemsRead: number;
+}
+
+const records = new Map<string, Units>();
+const service = useLocalService(() => ({ PLACEMENT_METRICS: 'true' }));
+const api = service.client({ token: 'admin', version: '1.39' });
+/** No microversion header, as nova-compute sends some of its calls. */
+const unversioned = service.client({ token: 'admin' });
+
+beforeAll(() => {
+  const write = process.stdout.write.bind(process.stdout);
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array, ...rest: any[]) => {
+    const text = String(chunk);
+    if (!text.includes('"_aws"')) return write(chunk, ...rest);
+    const record = JSON.parse(text);
+    records.set(record.requestId, record);
+    return true;
+  });
+});
+afterAll(() => vi.restoreAllMocks());
+
+async function unitsOf(response: ApiResponse): Promise<Units> {
+  const id = response.headers.get('x-openstack-request-id')!;
+  for (let waited = 0; !records.has(id) && waited < 2000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+  return records.get(id)!;
+}
+
+async function ok(response: Promise<ApiResponse>): Promise<ApiResponse> {
+  const answer = await response;
+  expect(answer.status, answer.text).toBeLessThan(300);
+  return answer;
+}
+
+async function provider(name: string, fields: { parent?: string; traits?: string[]; aggregates?: string[] } = {}): Promise<string> {
+  const uuid = randomUUID();
+  await ok(api('POST', '/resource_providers', { name, uuid, ...(fields.parent ? { parent_provider_uuid: fields.parent } : {}) }));
+  await ok(
+    api('PUT', `/resource_providers/${uuid}/inventories`, { resource_provider_generation: 0, inventories: { VCPU: { total: 64 }, DISK_GB: { total: 1000 } } }),
+  );
+  let generation = 1;
+  if (fields.traits) await ok(api('PUT', `/resource_providers/${uuid}/traits`, { resource_provider_generation: generation++, traits: fields.traits }));
+  if (fields.aggregates)
+    await ok(api('PUT', `/resource_providers/${uuid}/aggregates`, { resource_provider_generation: generation, aggregates: fields.aggregates }));
+  return uuid;
+}
+
+const aggregate = randomUUID();
+const tree = { root: '', child: '', sharing: '' };
+const others: string[] = [];
+
+beforeAll(async () => {
+  for (let n = 0; n < 20; n++) others.push(await provider(`elsewhere-${n}`));
+  tree.root = await provider('member-root', { aggregates: [aggregate] });
+  tree.child = await provider('member-child', { parent: tree.root });
+  tree.sharing = await provider('member-sharing', { traits: ['MISC_SHARES_VIA_AGGREGATE'], aggregates: [aggregate] });
+}, 120_000);
+
+const names = (response: ApiResponse) => response.body.resource_providers.map((one: { name: string }) => one.name).sort();
+
+describe("the reads of nova-compute's association refresh", () => {
+  it('lists the members of an aggregate from the aggregate, not from every provider', async () => {
+    const members = await ok(api('GET', `/resource_providers?member_of=in:${aggregate}`, undefined, { 'openstack-api-version': 'placement 1.18' }));
+    expect(names(members)).toEqual(['member-root', 'member-sharing']);
+    const everything = await ok(api('GET', '/resource_providers'));
+    expect(everything.body.resource_providers.length).toBeGreaterThanOrEqual(23);
+    // The aggregate's two membership items and the two members: nowhere near every provider.
+    expect((await unitsOf(members)).itemsRead).toBe(4);
+    expect((await unitsOf(everything)).itemsRead).toBeGreaterThanOrEqual(23);
+  });
+
+  it('finds the sharing providers of an aggregate as nova asks for them', async () => {
+    const query = `member_of=in:${aggregate}&required=MISC_SHARES_VIA_AGGREGATE`;
+    const sharing = await ok(api('GET', `/resource_providers?${query}`, undefined, { 'openstack-api-version': 'placement 1.18' }));
+    expect(names(sharing)).toEqual(['member-sharing']);
+  });
+
+  it('lists a tree from the sharded index', async () => {
+    const listed = await ok(api('GET', `/resource_providers?in_tree=${tree.child}`, undefined, { 'openstack-api-version': 'placement 1.14' }));
+    expect(names(listed)).toEqual(['member-child', 'member-root']);
+  });
+});
+
+describe('the periodic allocation reads and the claim', () => {
+  const consumer = randomUUID();
+
+  it('rewrites one index entry per provider in a claim: providers are in the byShard index only', async () => {
+    const claim = await ok(
+      api('PUT', `/allocations/${consumer}`, {
+        allocations: { [tree.root]: { resources: { VCPU: 2 } }, [tree.sharing]: { resources: { DISK_GB: 20 } } },
+        project_id: 'polled-reads',
+        user_id: 'polled-reads',
+        consumer_generation: null,
+        consumer_type: 'INSTANCE',
+      }),
+    );
+    expect((await unitsOf(claim)).WriteCapacityUnits).toBeGreaterThan(0);
+    // An index entry is rewritten whenever its item is: a provider in a second index would double its index writes.
+    const providerItem = (await getItem(providerKey(tree.root)))!;
+    expect(providerItem[BY_SHARD_INDEX.partitionKey]).toBeDefined();
+    expect(providerItem[BY_GROUP_INDEX.partitionKey]).toBeUndefined();
+    // The consumer keeps its project entry (GET /usages?project_id lists consumers by project).
+    expect((await getItem(consumerKey(consumer)))![BY_GROUP_INDEX.partitionKey]).toBe('PROJECT#polled-reads');
+  });
+
+  it("reads a provider's allocations and the provider itself in one query", async () => {
+    const held = await ok(unversioned('GET', `/resource_providers/${tree.root}/allocations`));
+    expect(Object.keys(held.body.allocations)).toEqual([consumer]);
+    expect(held.body.resource_provider_generation).toBe(3);
+    // Both items are well under 4 KB: one strongly consistent read unit for the pair.
+    expect((await unitsOf(held)).ReadCapacityUnits).toBe(1);
+    const missing = await unversioned('GET', `/resource_providers/${randomUUID()}/allocations`);
+    expect(missing.status).toBe(404);
+  });
+
+  it("reads the consumer strongly consistent and its providers' generations eventually consistent", async () => {
+    const shown = await ok(api('GET', `/allocations/${consumer}`, undefined, { 'openstack-api-version': 'placement 1.28' }));
+    expect(shown.body.consumer_generation).toBe(1);
+    expect(shown.body.allocations[tree.root]).toEqual({ resources: { VCPU: 2 }, generation: 3 });
+    expect(shown.body.allocations[tree.sharing]).toEqual({ resources: { DISK_GB: 20 }, generation: 4 });
+    // 1 unit for the consumer, half a unit for each of the two providers.
+    expect((await unitsOf(shown)).ReadCapacityUnits).toBe(1 + 2 * 0.5);
+  });
+});

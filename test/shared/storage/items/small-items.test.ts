@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { ALLOCATION_TYPE, allocationKey, decodeAllocation, encodeAllocation, isAllocationItem } from '../../../../shared/storage/items/allocation.js';
+import { CATALOG_ENTRY_TYPE, decodeCatalogEntry, encodeCatalogEntry, TRAITS_PK, type CatalogEntry } from '../../../../shared/storage/items/catalog-entry.js';
+import {
+  CATALOG_USE_COUNT_TYPE,
+  decodeUseCount,
+  encodeUseCount,
+  shardForProvider,
+  USE_COUNT_SHARDS,
+  useCountKey,
+  useCountKeys,
+} from '../../../../shared/storage/items/catalog-use-count.js';
+import { decodeProviderName, encodeProviderName, PROVIDER_NAME_TYPE, providerNameKey } from '../../../../shared/storage/items/provider-name.js';
+import {
+  aggregateMemberKey,
+  decodeSearchEntry,
+  encodeSearchEntry,
+  SEARCH_ENTRY_TYPE,
+  sharingInAggregateKey,
+} from '../../../../shared/storage/items/search-entry.js';
+
+const uuid = 'a0000000-0000-4000-8000-000000000001';
+
+describe('the small item models', () => {
+  it('round-trip an allocation in its provider partition', () => {
+    const item = encodeAllocation(uuid, { consumerUuid: 'd1', resources: { VCPU: 1 } });
+    expect(item).toMatchObject({ ...allocationKey(uuid, 'd1'), type: ALLOCATION_TYPE });
+    expect(isAllocationItem(item)).toBe(true);
+    expect(decodeAllocation(item)).toEqual({ consumerUuid: 'd1', resources: { VCPU: 1 } });
+  });
+
+  it('round-trip a provider name', () => {
+    const item = encodeProviderName('compute-1', uuid);
+    expect(item).toMatchObject({ ...providerNameKey('compute-1'), type: PROVIDER_NAME_TYPE });
+    expect(decodeProviderName(item)).toBe(uuid);
+    expect(providerNameKey('n'.repeat(3000)).pk).toMatch(/^RPNAME@[0-9a-f]{64}$/);
+  });
+
+  it('round-trip a search entry under each of its keys', () => {
+    for (const key of [aggregateMemberKey('agg', uuid), sharingInAggregateKey('agg', uuid)]) {
+      const item = encodeSearchEntry(key, uuid);
+      expect(item).toMatchObject({ ...key, type: SEARCH_ENTRY_TYPE });
+      expect(decodeSearchEntry(item)).toBe(uuid);
+    }
+  });
+
+  it('round-trip a catalog entry, legacy count included, and leave absent counts out', () => {
+    const entry: CatalogEntry = { name: 'CUSTOM_GOLD', standard: false, useCountShards: 16, legacyRefs: 0, createdAt: 't0', updatedAt: 't1' };
+    const item = encodeCatalogEntry(TRAITS_PK, entry);
+    expect(item).toMatchObject({ pk: TRAITS_PK, sk: 'CUSTOM_GOLD', type: CATALOG_ENTRY_TYPE });
+    expect(item.refs).toBeUndefined();
+    expect(decodeCatalogEntry(item)).toEqual(entry);
+    const legacy = { pk: TRAITS_PK, sk: 'CUSTOM_OLD', name: 'CUSTOM_OLD', standard: false, refs: 3, createdAt: 't0', updatedAt: 't1' };
+    expect(decodeCatalogEntry(legacy)).toEqual({ name: 'CUSTOM_OLD', standard: false, useCountShards: 0, legacyRefs: 3, createdAt: 't0', updatedAt: 't1' });
+  });
+
+  it('round-trip a use-count shard, one shard per provider always', () => {
+    const key = useCountKey(TRAITS_PK, 'CUSTOM_GOLD', 3);
+    expect(key).toEqual({ pk: 'TRAITS_USES#CUSTOM_GOLD', sk: 'SHARD#3' });
+    expect(decodeUseCount(encodeUseCount(key, 5))).toBe(5);
+    expect(encodeUseCount(key, 5).type).toBe(CATALOG_USE_COUNT_TYPE);
+    expect(useCountKeys(TRAITS_PK, 'CUSTOM_GOLD')).toHaveLength(USE_COUNT_SHARDS);
+    expect(shardForProvider(uuid)).toBe(shardForProvider(uuid));
+    const shards = new Set(Array.from({ length: 200 }, (_, n) => shardForProvider(`a0000000-0000-4000-8000-${String(n).padStart(12, '0')}`)));
+    expect(shards.size).toBe(USE_COUNT_SHARDS);
+  });
+});
