@@ -94,8 +94,18 @@ export interface PlacementSettings {
  */
 const DEFAULT_MEMORY_MB: Partial<Record<FunctionName, number>> = { 'allocation-candidates': 1536, reshaper: 512, router: 1024 };
 const BASE_MEMORY_MB = 256;
-/** API Gateway gives up after 30 s; CRUD calls take milliseconds, the search and reshaper may take seconds. */
-const DEFAULT_TIMEOUT_SECONDS: Partial<Record<FunctionName, number>> = { 'allocation-candidates': 29, reshaper: 29, authorizer: 10, router: 29 };
+/**
+ * API Gateway gives up after 30 s. CRUD calls take milliseconds; the search, and the write families that take changes
+ * of any size (a reshape, hundreds of consumers at once, a subtree moved: docs/design/multi-step-changes.md), seconds.
+ */
+const DEFAULT_TIMEOUT_SECONDS: Partial<Record<FunctionName, number>> = {
+  'allocation-candidates': 29,
+  allocations: 29,
+  reshaper: 29,
+  'resource-providers': 29,
+  authorizer: 10,
+  router: 29,
+};
 const BASE_TIMEOUT_SECONDS = 10;
 
 const FUNCTION_NAMES: readonly FunctionName[] = [...HANDLER_FAMILIES, 'authorizer', 'router'];

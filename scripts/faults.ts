@@ -6,8 +6,9 @@
  * Environment (all optional):
  *   FAULT_RATE   share of DynamoDB requests that get a fault (default 0.05): each of
  *                throttle, serverError, reset and slow takes a quarter of it, and
- *                lostCommit (transactions) and unprocessed (batch reads) a quarter
- *                each on top, so every request faces at least FAULT_RATE
+ *                lostCommit and transactionConflict (transactions), lostWrite
+ *                (single and batch writes) and unprocessed (batch reads) a
+ *                quarter each on top, so every request faces at least FAULT_RATE
  *   FAULT_RATES  per-kind rates instead, e.g. throttle=0.02,lostCommit=0.05
  *   OPERATIONS   writes of the workload (2000), WORKERS concurrent clients (16),
  *   PROVIDERS    providers they share (8), SEED of the fault draws (1),
@@ -38,7 +39,16 @@ function rates(): FaultRates {
     return parsed;
   }
   const quarter = number('FAULT_RATE', 0.05) / 4;
-  return { throttle: quarter, serverError: quarter, reset: quarter, slow: quarter, lostCommit: quarter, unprocessed: quarter };
+  return {
+    throttle: quarter,
+    serverError: quarter,
+    reset: quarter,
+    slow: quarter,
+    lostCommit: quarter,
+    transactionConflict: quarter,
+    lostWrite: quarter,
+    unprocessed: quarter,
+  };
 }
 
 // The timeout the service has against DynamoDB in AWS, not its generous default for DynamoDB Local.

@@ -138,9 +138,10 @@ export const reshapeVgpuToChild: BigChange<Host> = {
   plan: host,
   async prepare(placement, { root, child, consumers }) {
     await createProvider(placement, root);
+    // Room for as many instances again (without vGPU), so that the host still takes claims.
     await setInventories(placement, root, {
-      VCPU: { total: consumers.length },
-      MEMORY_MB: { total: 512 * consumers.length },
+      VCPU: { total: 2 * consumers.length },
+      MEMORY_MB: { total: 1024 * consumers.length },
       VGPU: { total: consumers.length },
     });
     await inTurn(consumers, (consumer) => allocate(placement, consumer, { [root]: { VCPU: 1, MEMORY_MB: 512, VGPU: 1 } }));
@@ -149,7 +150,7 @@ export const reshapeVgpuToChild: BigChange<Host> = {
   change: (placement, { root, child, consumers }) =>
     reshape(
       placement,
-      { [root]: { VCPU: { total: consumers.length }, MEMORY_MB: { total: 512 * consumers.length } }, [child]: { VGPU: { total: consumers.length } } },
+      { [root]: { VCPU: { total: 2 * consumers.length }, MEMORY_MB: { total: 1024 * consumers.length } }, [child]: { VGPU: { total: consumers.length } } },
       Object.fromEntries(consumers.map((consumer): [string, ByProvider] => [consumer, { [root]: { VCPU: 1, MEMORY_MB: 512 }, [child]: { VGPU: 1 } }])),
     ),
   snapshot: async (placement, { root, child, consumers }) => ({

@@ -16,6 +16,11 @@
  *   request is still applied;
  * - lostCommit (TransactWriteItems): forwarded, and when DynamoDB committed
  *   it, the connection is reset instead of answering;
+ * - lostWrite (PutItem, UpdateItem, DeleteItem, BatchWriteItem): likewise for
+ *   a single write or a batch of them (the steps of a multi-step change);
+ * - transactionConflict (TransactWriteItems): cancelled, not forwarded, with
+ *   the TransactionConflict reason real DynamoDB gives when another
+ *   transaction holds one of its items (DynamoDB Local never does);
  * - unprocessed (BatchGetItem): half the keys are left out of the request and
  *   handed back as UnprocessedKeys, as DynamoDB does under load;
  * - staleIndex (Query on an index): answered as a lagging global secondary
@@ -28,9 +33,11 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import type { Socket } from 'node:net';
 import { seededRandom } from './seeded-random.js';
 
-export const FAULT_KINDS = ['throttle', 'serverError', 'reset', 'slow', 'lostCommit', 'unprocessed', 'staleIndex'] as const;
+export const FAULT_KINDS = ['throttle', 'serverError', 'reset', 'slow', 'lostCommit', 'lostWrite', 'transactionConflict', 'unprocessed', 'staleIndex'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 export type FaultRates = Partial<Record<FaultKind, number>>;
+
+export type RequestMatcher = (operation: string, request: Record<string, unknown>) => boolean;
 
 export interface FaultProxyOptions {
   /** DynamoDB's endpoint, e.g. http://127.0.0.1:8000. */
@@ -54,6 +61,18 @@ export interface FaultProxy {
   injected(): Record<FaultKind, number>;
   /** Requests received so far, by DynamoDB operation. */
   requests(): Record<string, number>;
+  /**
+   * Holds the next request that `matches` (never forwarding it: it ends when
+   * its connection does) and resolves once it arrived, so that a test can
+   * kill the service at that exact step.
+   */
+  holdNext(matches: RequestMatcher): Promise<void>;
+  /**
+   * From the next request that `matches` on (that one included), `rates`
+   * apply, as setRates would set them; resolves once it arrived. A test
+   * makes DynamoDB fail from one exact step of a change on.
+   */
+  faultFrom(matches: RequestMatcher, rates: FaultRates, operations?: string[]): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -75,16 +94,15 @@ const errorBodies = {
   internal: { __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: 'Internal server error' },
 };
 
-function transactionThrottled(itemCount: number) {
-  const reasons = Array.from({ length: Math.max(itemCount, 1) }, (_, n) =>
-    n === 0
-      ? {
-          Code: 'ThrottlingError',
-          Message:
-            'Throughput exceeds the current capacity of your table or index. DynamoDB is automatically scaling your table or index so please try again shortly.',
-        }
-      : { Code: 'None' },
-  );
+const THROTTLED = {
+  Code: 'ThrottlingError',
+  Message: 'Throughput exceeds the current capacity of your table or index. DynamoDB is automatically scaling your table or index so please try again shortly.',
+};
+const CONFLICT = { Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' };
+
+/** A transaction cancelled for `reason`, given on its first item. */
+function transactionCancelled(itemCount: number, reason: { Code: string; Message: string }) {
+  const reasons = Array.from({ length: Math.max(itemCount, 1) }, (_, n) => (n === 0 ? reason : { Code: 'None' }));
   return {
     __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
     message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${reasons.map((reason) => reason.Code).join(', ')}]`,
@@ -114,6 +132,12 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
   /** An index query's body to the first answer within the current lag window. */
   const indexAnswers = new Map<string, { at: number; answer: Forwarded }>();
   const sockets = new Set<Socket>();
+  let hold: { matches: RequestMatcher; arrived: () => void } | undefined;
+  let trigger: { matches: RequestMatcher; arrived: () => void; rates: FaultRates; operations?: string[] } | undefined;
+  const setRates = (next: FaultRates, operations?: string[]) => {
+    rates = { ...next };
+    faultyOperations = operations && new Set(operations);
+  };
 
   function forward(incoming: IncomingMessage, body: Buffer): Promise<Forwarded> {
     return new Promise((resolve, reject) => {
@@ -142,7 +166,8 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
 
   function applicable(operation: string, request: Record<string, unknown>): FaultKind[] {
     const kinds: FaultKind[] = ['throttle', 'serverError', 'reset', 'slow'];
-    if (operation === 'TransactWriteItems') kinds.push('lostCommit');
+    if (operation === 'TransactWriteItems') kinds.push('lostCommit', 'transactionConflict');
+    if (['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'].includes(operation)) kinds.push('lostWrite');
     if (operation === 'BatchGetItem') kinds.push('unprocessed');
     if (operation === 'Query' && typeof request.IndexName === 'string') kinds.push('staleIndex');
     return kinds;
@@ -176,6 +201,17 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
     } catch {
       // Not JSON: forwarded as it is, DynamoDB answers it.
     }
+    if (hold?.matches(operation, request)) {
+      const { arrived } = hold;
+      hold = undefined;
+      arrived();
+      return;
+    }
+    if (trigger?.matches(operation, request)) {
+      setRates(trigger.rates, trigger.operations);
+      trigger.arrived();
+      trigger = undefined;
+    }
     const fault = faultyOperations && !faultyOperations.has(operation) ? undefined : draw(applicable(operation, request));
     // Counted as they are injected; lostCommit and staleIndex only when they changed the answer.
     const count = (kind: FaultKind) => (injected[kind] += 1);
@@ -185,7 +221,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
         count('throttle');
         if (operation === 'TransactWriteItems') {
           const items = Array.isArray(request.TransactItems) ? request.TransactItems.length : 1;
-          return send(response, error(400, transactionThrottled(items)));
+          return send(response, error(400, transactionCancelled(items, THROTTLED)));
         }
         return send(response, error(400, injected.throttle % 2 === 0 ? errorBodies.throttling : errorBodies.provisionedThroughput));
       }
@@ -206,11 +242,17 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
         await sleep(delay);
         return send(response, answer);
       }
-      case 'lostCommit': {
+      case 'lostCommit':
+      case 'lostWrite': {
         const answer = await forward(incoming, body);
         if (answer.status !== 200) return send(response, answer);
-        count('lostCommit');
+        count(fault);
         return reset(incoming);
+      }
+      case 'transactionConflict': {
+        count('transactionConflict');
+        const items = Array.isArray(request.TransactItems) ? request.TransactItems.length : 1;
+        return send(response, error(400, transactionCancelled(items, CONFLICT)));
       }
       case 'unprocessed':
         return send(response, await partialBatch(incoming, request, body, count));
@@ -305,12 +347,11 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
   const { port } = server.address() as { port: number };
   return {
     url: `http://127.0.0.1:${port}`,
-    setRates: (next, operations) => {
-      rates = { ...next };
-      faultyOperations = operations && new Set(operations);
-    },
+    setRates,
     injected: () => ({ ...injected }),
     requests: () => ({ ...requests }),
+    holdNext: (matches) => new Promise<void>((arrived) => (hold = { matches, arrived })),
+    faultFrom: (matches, next, operations) => new Promise<void>((arrived) => (trigger = { matches, arrived, rates: next, operations })),
     stop: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => server.close(resolve));

@@ -15,9 +15,9 @@ import { badRequest, HttpError } from '../api/errors.js';
 import { parsePythonJson, PythonJsonError } from '../api/python-json.js';
 
 /**
- * The largest body accepted. The largest legitimate ones (a reshape, a
- * provider's trait list, POST /allocations) stay far below: one request
- * writes at most one DynamoDB transaction, 100 items.
+ * The largest body accepted. The largest legitimate ones (a reshape of a
+ * dense host, a provider's trait list, POST /allocations) stay far below: a
+ * 200-instance reshape is about 70 KB.
  */
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** Deepest nesting accepted; Placement's own documents nest at most 7 deep. */

@@ -30,6 +30,7 @@ import { untilAllProcessed } from './retry.js';
 import { usedPlaceholders } from './expression.js';
 import { ConcurrentUpdate, type Write, type WriteAction } from './write.js';
 import { TYPE_ATTRIBUTE, type Item, type Key } from './items/fields.js';
+import { PROVIDER_SK } from './items/provider.js';
 import {
   ChangeAttribute,
   changeKey,
@@ -503,17 +504,19 @@ class Lease {
 }
 
 /**
- * Fences every target, in order, with its write's condition; `held` gathers
- * the targets that may carry the fence (those whose fence was sent and did
- * not fail its condition), which are all a rollback has to lift. The error
- * of the first write (in order) that failed: what its condition means, or a
- * ConcurrentUpdate when another change holds the item (settled first, so a
- * dead writer's change does not stand in the way of the retry).
+ * Fences the targets of the writes at `indexes`, with each write's condition;
+ * `held` gathers the targets that may carry the fence (those whose fence was
+ * sent and did not fail its condition), which are all a rollback has to lift.
+ * The error of the first write (in the plan's order) that failed: what its
+ * condition means, or a ConcurrentUpdate when another change holds the item
+ * (settled first, so a dead writer's change does not stand in the way of the
+ * retry).
  */
-async function fenceAll(id: string, writes: Write[], lease: Lease, held: Set<Key>): Promise<void> {
+async function fenceAll(id: string, writes: Write[], indexes: number[], lease: Lease, held: Set<Key>): Promise<void> {
   const failures: { index: number; failed: Record<string, { S?: string }> | undefined }[] = [];
-  await eachConcurrently(writes, async (write, index) => {
+  await eachConcurrently(indexes, async (index) => {
     await lease.keep();
+    const write = writes[index]!;
     const target = targetOf(write.item);
     held.add(target);
     const outcome = await fence(id, write);
@@ -532,6 +535,22 @@ async function fenceAll(id: string, writes: Write[], lease: Lease, held: Set<Key
     throw new ConcurrentUpdate();
   }
   throw writes[first.index]!.onConditionFailed?.() ?? new ConcurrentUpdate();
+}
+
+/** Puts staged writes, 25 a batch request. */
+async function stage(id: string, staged: StagedWrite[], lease: Lease): Promise<void> {
+  const expiresAt = expiry();
+  const batches: StagedWrite[][] = [];
+  for (let start = 0; start < staged.length; start += 25) batches.push(staged.slice(start, start + 25));
+  await eachConcurrently(batches, async (batch) => {
+    await lease.keep();
+    const request = { [tableName()]: batch.map((write) => ({ PutRequest: { Item: encodeStagedWrite(id, write, expiresAt) } })) };
+    await untilAllProcessed(request, async (pending) => {
+      const output = await dynamo().send(new BatchWriteCommand({ RequestItems: pending, ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY }));
+      recordConsumedCapacity(output.ConsumedCapacity, 'write');
+      return output.UnprocessedItems as typeof request | undefined;
+    });
+  });
 }
 
 /**
@@ -564,28 +583,29 @@ export async function commitInSteps(writes: Write[]): Promise<void> {
   const staged: StagedWrite[] = writes.map((write) => ({ target: targetOf(write.item), action: stagedActionOf(write.item) }));
   const held = new Set<Key>();
   try {
-    const head = await dynamo().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: encodeChangeHead(id, now() + config.changeLeaseMs, writes.length, new Date().toISOString()),
-        ConditionExpression: 'attribute_not_exists(pk)',
-        ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,
-      }),
+    // The id is new: a head already there is this one, written by an attempt whose answer was lost.
+    await unlessDone(() =>
+      dynamo().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: encodeChangeHead(id, now() + config.changeLeaseMs, writes.length, new Date().toISOString()),
+          ConditionExpression: 'attribute_not_exists(pk)',
+          ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,
+        }),
+      ),
     );
-    recordConsumedCapacity(head.ConsumedCapacity, 'write');
-    const expiresAt = expiry();
-    const batches: StagedWrite[][] = [];
-    for (let start = 0; start < staged.length; start += 25) batches.push(staged.slice(start, start + 25));
-    await eachConcurrently(batches, async (batch) => {
-      await lease.keep();
-      const request = { [tableName()]: batch.map((write) => ({ PutRequest: { Item: encodeStagedWrite(id, write, expiresAt) } })) };
-      await untilAllProcessed(request, async (pending) => {
-        const output = await dynamo().send(new BatchWriteCommand({ RequestItems: pending, ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY }));
-        recordConsumedCapacity(output.ConsumedCapacity, 'write');
-        return output.UnprocessedItems as typeof request | undefined;
-      });
-    });
-    await fenceAll(id, writes, lease, held);
+    // Providers first, each group staged before it is fenced: providers are what concurrent claims change, so fencing
+    // them early narrows the time in which a claim can make the change start over.
+    const isProvider = (index: number) => staged[index]!.target.sk === PROVIDER_SK;
+    const indexes = [...writes.keys()];
+    for (const group of [indexes.filter(isProvider), indexes.filter((index) => !isProvider(index))]) {
+      await stage(
+        id,
+        group.map((index) => staged[index]!),
+        lease,
+      );
+      await fenceAll(id, writes, group, lease, held);
+    }
     if (!(await moveHead(id, 'pending', 'committed')) && (await readHead(id))?.state !== 'committed') throw new ConcurrentUpdate();
   } catch (error) {
     if (await abandon(id, [...held], staged)) return;

@@ -1,8 +1,8 @@
 /**
- * A second, third... local service for tests that need several at once: one
- * process each (`npm start`'s entry point on a free port, with its own
- * DynamoDB Local), since the storage client of a process talks to one
- * DynamoDB only.
+ * A second, third... local service for tests that need several at once, or
+ * one to kill: one process each (`npm start`'s entry point on a free port,
+ * with its own DynamoDB Local unless given one), since the storage client of
+ * a process talks to one DynamoDB only.
  */
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -14,11 +14,27 @@ const START = join(dirname(fileURLToPath(import.meta.url)), '../../local/start.t
 export interface ServiceProcess {
   url: string;
   stop(): Promise<void>;
+  /** SIGKILL: the process dies at once, running nothing more, as a Lambda instance or a host can. */
+  kill(): Promise<void>;
 }
 
-export async function startServiceProcess(): Promise<ServiceProcess> {
+export interface ServiceProcessOptions {
+  /** A DynamoDB (Local, or a proxy in front of one) to use instead of starting one. */
+  dynamoDbEndpoint?: string;
+  /** Further environment variables of the service. */
+  environment?: Record<string, string>;
+}
+
+export async function startServiceProcess({ dynamoDbEndpoint = '', environment = {} }: ServiceProcessOptions = {}): Promise<ServiceProcess> {
   const port = await freeLoopbackPort();
-  const env = { ...process.env, PORT: String(port), PLACEMENT_DYNAMODB_ENDPOINT: '', PLACEMENT_DATA_DIR: '', NODE_NO_WARNINGS: '1' };
+  const env = {
+    ...process.env,
+    PORT: String(port),
+    PLACEMENT_DYNAMODB_ENDPOINT: dynamoDbEndpoint,
+    PLACEMENT_DATA_DIR: '',
+    NODE_NO_WARNINGS: '1',
+    ...environment,
+  };
   const child = spawn(process.execPath, ['--import', 'tsx', START], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   await new Promise<void>((resolve, reject) => {
@@ -30,13 +46,11 @@ export async function startServiceProcess(): Promise<ServiceProcess> {
     child.stdout.on('data', listen);
     child.stderr.on('data', listen);
   });
-  return {
-    url: `http://127.0.0.1:${port}`,
-    stop: () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
+  const ended = (signal: NodeJS.Signals) =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill(signal);
+    });
+  return { url: `http://127.0.0.1:${port}`, stop: () => ended('SIGTERM'), kill: () => ended('SIGKILL') };
 }

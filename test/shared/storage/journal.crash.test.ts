@@ -1,0 +1,109 @@
+/**
+ * Crash safety of a multi-step change (shared/storage/journal.ts): the
+ * service is killed with SIGKILL at each step of a 200-instance reshape (the
+ * DynamoDB request of that step held back by a proxy, so that the kill lands
+ * exactly there), then started again on the same DynamoDB Local. The reshape
+ * must read wholly there or wholly absent at once, the tree must take claims
+ * again within seconds, and once the sweeper ran nothing of the change may
+ * be left in the table.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDynamoDbLocal, type DynamoDbLocal } from '../../../local/dynamodb-local.js';
+import { reshapeVgpuToChild } from '../../../scripts/lib/big-changes.js';
+import { startFaultProxy, type FaultProxy } from '../../../scripts/lib/dynamodb-fault-proxy.js';
+import { PlacementClient } from '../../../scripts/lib/placement-client.js';
+import { sweepChanges } from '../../../shared/storage/journal.js';
+import { isApply, isCommit, isFence, isFinish, isStaging, nth } from '../../support/journal-requests.js';
+import { leftovers, reshapeState, rewriteConsumer } from '../../support/reshape-state.js';
+import { startServiceProcess, type ServiceProcess } from '../../support/service-process.js';
+
+const INSTANCES = 200;
+
+const KILL_POINTS = [
+  { step: 'staging (third batch of staged writes)', matches: nth(3, isStaging), outcome: 'absent' },
+  { step: 'fencing (200th fence)', matches: nth(200, isFence), outcome: 'absent' },
+  { step: 'committing (the commit itself held back)', matches: nth(1, isCommit), outcome: 'absent' },
+  { step: 'just committed (first write applied held back)', matches: nth(1, isApply), outcome: 'there' },
+  { step: 'applying (300th write applied)', matches: nth(300, isApply), outcome: 'there' },
+  { step: 'finishing (marking it finished held back)', matches: nth(1, isFinish), outcome: 'there' },
+] as const;
+
+describe('a 200-instance reshape killed at each step', () => {
+  let database: DynamoDbLocal;
+  let proxy: FaultProxy;
+  let service: ServiceProcess | undefined;
+  const timings: string[] = [];
+
+  beforeAll(async () => {
+    database = await startDynamoDbLocal({});
+    proxy = await startFaultProxy({ target: database.endpoint });
+    // The test's own reads of the table (and its sweeps) go to DynamoDB Local directly.
+    process.env.PLACEMENT_DYNAMODB_ENDPOINT = database.endpoint;
+  }, 600_000);
+  afterAll(async () => {
+    await service?.stop();
+    await proxy?.stop();
+    await database?.stop();
+    delete process.env.PLACEMENT_DYNAMODB_ENDPOINT;
+    console.log(['| killed while | found after restart | claims taken again after |', '|---|---|---|', ...timings].join('\n'));
+  });
+
+  for (const point of KILL_POINTS) {
+    it(`${point.step}: wholly ${point.outcome} after a restart, claims taken again within seconds, nothing left once swept`, async () => {
+      service = await startServiceProcess({ dynamoDbEndpoint: proxy.url });
+      let placement = new PlacementClient(service.url, { timeoutMs: 300_000 });
+      const plan = reshapeVgpuToChild.plan(INSTANCES);
+      await reshapeVgpuToChild.prepare(placement, plan);
+      expect(await reshapeState(placement, plan)).toBe('absent');
+
+      const held = proxy.holdNext(point.matches);
+      const reshape = reshapeVgpuToChild.change(placement, plan).catch((error: Error) => error);
+      await held;
+      await service.kill();
+      expect(await reshape).toBeInstanceOf(Error);
+
+      const killed = Date.now();
+      service = await startServiceProcess({ dynamoDbEndpoint: proxy.url });
+      placement = new PlacementClient(service.url, { timeoutMs: 300_000 });
+      expect(await reshapeState(placement, plan)).toBe(point.outcome);
+
+      // A new instance on the host and a write of an instance the change holds: refused (409) while the dead writer's
+      // lease lasts, then taken.
+      const claiming = Date.now();
+      const instance = randomUUID();
+      const newInstance = () =>
+        placement.put(
+          `/allocations/${instance}`,
+          { allocations: { [plan.root]: { resources: { VCPU: 1, MEMORY_MB: 512 } } }, project_id: 'crash', user_id: 'crash', consumer_generation: null },
+          { version: '1.28' },
+        );
+      for (const claim of [newInstance, () => rewriteConsumer(placement, plan.consumers[0]!)]) {
+        let status = 0;
+        while (status !== 204 && Date.now() - claiming < 60_000) {
+          status = (await claim()).status;
+          if (status !== 204) expect(status).toBe(409);
+        }
+        expect(status).toBe(204);
+      }
+      const seconds = (Date.now() - claiming) / 1000;
+      const sinceKill = (Date.now() - killed) / 1000;
+      expect(seconds).toBeLessThan(30);
+      expect(await reshapeState(placement, plan)).toBe(point.outcome);
+
+      // The sweeper finishes what no request touched.
+      const deadline = Date.now() + 60_000;
+      while ((await leftovers()).openChanges > 0 && Date.now() < deadline) {
+        await sweepChanges();
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      expect(await leftovers()).toEqual({ fenced: 0, openChanges: 0 });
+      expect(await reshapeState(placement, plan)).toBe(point.outcome);
+      timings.push(
+        `| ${point.step} | wholly ${point.outcome} | ${seconds.toFixed(1)} s (${sinceKill.toFixed(0)} s after the kill, restart and state check included) |`,
+      );
+      await service.stop();
+      service = undefined;
+    }, 600_000);
+  }
+});
