@@ -279,6 +279,59 @@ describe('a template the runtime cannot serve as AWS would', () => {
   });
 });
 
+describe('answers that are not the usual', () => {
+  it('passes a result without a status code as a 200 JSON body; a crash, an init failure and a broken authorizer are 500s', async () => {
+    const runtime = await serve(
+      assembly(
+        {
+          Plain: lambda('Plain'),
+          Exit: lambda('Exit'),
+          NotAFunction: lambda('NotAFunction'),
+          Auth: lambda('Auth'),
+          PlainIntegration: integration('Plain'),
+          ExitIntegration: integration('Exit'),
+          NotAFunctionIntegration: integration('NotAFunction'),
+          PlainRoute: route('GET /plain', 'PlainIntegration'),
+          ExitRoute: route('GET /exit', 'ExitIntegration'),
+          NotAFunctionRoute: route('GET /not-a-function', 'NotAFunctionIntegration'),
+          GuardedRoute: route('GET /guarded', 'PlainIntegration', true),
+          Authorizer: {
+            Type: 'AWS::ApiGatewayV2::Authorizer',
+            Properties: {
+              AuthorizerType: 'REQUEST',
+              AuthorizerPayloadFormatVersion: '2.0',
+              AuthorizerUri: { 'Fn::GetAtt': ['Auth', 'Arn'] },
+              IdentitySource: [],
+              AuthorizerResultTtlInSeconds: 0,
+              EnableSimpleResponses: true,
+            },
+          },
+        },
+        {
+          Plain: `export const handler = async () => ({ hello: 'world' });`,
+          Exit: `export const handler = async () => process.exit(3);`,
+          NotAFunction: `export const handler = 42;`,
+          Auth: `export const handler = async (event) => {
+            if (event.headers['x-auth-token'] === 'throw') throw new Error('no');
+            return event.headers['x-auth-token'] === 'odd' ? { context: {} } : { isAuthorized: true, context: {} };
+          };`,
+        },
+      ),
+    );
+    const call = client(runtime.url);
+    const plain = await call('GET', '/plain');
+    expect([plain.status, plain.headers.get('content-type'), plain.body]).toEqual([200, 'application/json', { hello: 'world' }]);
+    expect((await call('GET', '/exit')).status).toBe(500);
+    expect(await runtime.invoke('Exit', {})).toMatchObject({ ok: false, phase: 'crash' });
+    expect((await call('GET', '/not-a-function')).status).toBe(500);
+    expect(await runtime.invoke('NotAFunction', {})).toMatchObject({ ok: false, phase: 'init', errorMessage: 'index.handler is not a function' });
+    // No identity source: every request reaches the authorizer, uncached.
+    expect((await client(runtime.url, { token: 'fine' })('GET', '/guarded')).status).toBe(200);
+    expect((await client(runtime.url, { token: 'throw' })('GET', '/guarded')).status).toBe(500);
+    expect((await client(runtime.url, { token: 'odd' })('GET', '/guarded')).status).toBe(500);
+  });
+});
+
 describe('the HTTP API as the template wires it', () => {
   let runtime: BundleRuntime;
   beforeAll(async () => {
