@@ -131,8 +131,9 @@ try {
         event: () => ({ RequestType: 'Update', ResourceType: 'AWS::CloudFormation::CustomResource', ResourceProperties: {} }),
       };
     }
-    if (/capacity/i.test(description))
-      return { name: 'capacity metrics', requestPath: false, event: () => ({ source: 'aws.events', 'detail-type': 'Scheduled Event' }) };
+    const scheduled = () => ({ source: 'aws.events', 'detail-type': 'Scheduled Event' });
+    if (/capacity/i.test(description)) return { name: 'capacity metrics', requestPath: false, event: scheduled };
+    if (/change sweeper/i.test(description)) return { name: 'change sweeper', requestPath: false, event: scheduled };
     return undefined;
   };
 
