@@ -7,7 +7,7 @@
  * doors, answers through it.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
@@ -329,6 +329,38 @@ describe('answers that are not the usual', () => {
     expect((await client(runtime.url, { token: 'fine' })('GET', '/guarded')).status).toBe(200);
     expect((await client(runtime.url, { token: 'throw' })('GET', '/guarded')).status).toBe(500);
     expect((await client(runtime.url, { token: 'odd' })('GET', '/guarded')).status).toBe(500);
+  });
+});
+
+describe("CloudFormation's defaults and API Gateway's other route keys", () => {
+  it('reads a function without memory, timeout or logging settings as Lambda defaults them', () => {
+    const spec = readStack(assembly({ Bare: { ...lambda('Bare'), Properties: { Handler: 'index.handler', Runtime: 'nodejs22.x' } } }, {}), 'Test', {
+      tableName: 'table',
+      accountId: '0',
+    }).functions.get('Bare')!;
+    expect(spec).toMatchObject({ memoryMb: 128, timeoutSeconds: 3, environment: {}, logFormat: undefined, applicationLogLevel: undefined });
+  });
+
+  it('takes ANY and greedy routes, answers 404 itself without a $default route, and refuses an assembly of several stacks unless one is named', async () => {
+    const directory = assembly(
+      {
+        Echo: lambda('Echo'),
+        EchoIntegration: integration('Echo'),
+        AnyRoute: route('ANY /any', 'EchoIntegration'),
+        GreedyRoute: route('GET /files/{path+}', 'EchoIntegration'),
+      },
+      { Echo: reply(`{ route: event.routeKey, params: event.pathParameters ?? null }`) },
+    );
+    const runtime = await serve(directory);
+    const call = client(runtime.url);
+    expect((await call('DELETE', '/any')).body).toEqual({ route: 'ANY /any', params: null });
+    expect((await call('GET', '/files/a/b/c')).body).toEqual({ route: 'GET /files/{path+}', params: { path: 'a/b/c' } });
+    const missing = await call('GET', '/nowhere');
+    expect([missing.status, missing.body]).toEqual([404, { message: 'Not Found' }]);
+    const manifest = JSON.parse(readFileSync(join(directory, 'manifest.json'), 'utf8'));
+    manifest.artifacts.Again = manifest.artifacts.Test;
+    writeFileSync(join(directory, 'manifest.json'), JSON.stringify(manifest));
+    await expect(startBundleRuntime({ assembly: directory, port: 0, node })).rejects.toThrow(/holds 2 stacks \(Test, Again\): name one/);
   });
 });
 
