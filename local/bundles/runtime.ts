@@ -9,6 +9,7 @@
  * (and whatever `overrides` adds, e.g. a Secrets Manager stand-in).
  */
 import { createServer, type Server } from 'node:http';
+import { parseArgs } from 'node:util';
 import {
   CreateTableCommand,
   ResourceInUseException,
@@ -55,6 +56,28 @@ export interface BundleRuntime {
 }
 
 const ACCOUNT_ID = '000000000000';
+
+/** The options `npm run serve:bundles -- [--assembly cdk.out] [--stack NAME] [--port P] [--env NAME=VALUE]... [--max-instances N]` gives. */
+export function runtimeOptions(args: string[]): BundleRuntimeOptions {
+  const { values } = parseArgs({
+    args,
+    options: {
+      assembly: { type: 'string', default: 'cdk.out' },
+      stack: { type: 'string' },
+      port: { type: 'string', default: process.env.PORT ?? '8778' },
+      env: { type: 'string', multiple: true, default: [] },
+      'max-instances': { type: 'string', default: '4' },
+    },
+  });
+  const overrides = Object.fromEntries(
+    values.env.map((assignment) => {
+      const equals = assignment.indexOf('=');
+      if (equals <= 0) throw new Error(`--env ${assignment}: expected NAME=VALUE`);
+      return [assignment.slice(0, equals), assignment.slice(equals + 1)];
+    }),
+  );
+  return { assembly: values.assembly, stack: values.stack, port: Number(values.port), overrides, maxInstances: Number(values['max-instances']) };
+}
 
 /** The template's table, created on DynamoDB Local as CloudFormation would create it. */
 async function createTable(name: string, properties: Record<string, unknown>): Promise<void> {

@@ -4,37 +4,12 @@
  * the HTTP API or the function URL as the template has it. On SIGINT or SIGTERM it
  * stops and prints the cold starts it saw, per function.
  */
-import { parseArgs } from 'node:util';
-import { startBundleRuntime, type BundleRuntime } from './runtime.js';
+import { runtimeOptions, startBundleRuntime, type BundleRuntime } from './runtime.js';
 import { coldStartTable } from './lambda-function.js';
-
-const { values } = parseArgs({
-  options: {
-    assembly: { type: 'string', default: 'cdk.out' },
-    stack: { type: 'string' },
-    port: { type: 'string', default: process.env.PORT ?? '8778' },
-    env: { type: 'string', multiple: true, default: [] },
-    'max-instances': { type: 'string', default: '4' },
-  },
-});
-
-const overrides = Object.fromEntries(
-  values.env.map((assignment) => {
-    const equals = assignment.indexOf('=');
-    if (equals <= 0) throw new Error(`--env ${assignment}: expected NAME=VALUE`);
-    return [assignment.slice(0, equals), assignment.slice(equals + 1)];
-  }),
-);
 
 let runtime: BundleRuntime;
 try {
-  runtime = await startBundleRuntime({
-    assembly: values.assembly,
-    stack: values.stack,
-    port: Number(values.port),
-    overrides,
-    maxInstances: Number(values['max-instances']),
-  });
+  runtime = await startBundleRuntime(runtimeOptions(process.argv.slice(2)));
 } catch (error) {
   console.error(`placement bundles: cannot start: ${(error as Error).message}`);
   process.exit(1);

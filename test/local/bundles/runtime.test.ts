@@ -16,7 +16,7 @@ import { addPlacementStacks } from '../../../infra/placement-app.js';
 import { readStack } from '../../../local/bundles/cloud-assembly.js';
 import { coldStartTable } from '../../../local/bundles/lambda-function.js';
 import { NODE22, node22 } from '../../../local/bundles/node22.js';
-import { startBundleRuntime, type BundleRuntime } from '../../../local/bundles/runtime.js';
+import { runtimeOptions, startBundleRuntime, type BundleRuntime } from '../../../local/bundles/runtime.js';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../../local/dynamodb-local.js';
 import { client } from '../../../scripts/lib/placement-client.js';
 
@@ -249,6 +249,13 @@ describe('a template the runtime cannot serve as AWS would', () => {
     expect(stack({ Fn: lambda('Fn'), Route: route('GET /x', 'Missing') })).toThrow(/route Route has no Lambda integration/);
     expect(stack({ Fn: lambda('Fn'), I: integration('Fn'), Route: route('GET /x', 'I', true) })).toThrow(/asks for an authorizer the API lacks/);
     expect(() => readStack(assembly({}, {}), 'Other', { tableName: 'table', accountId: '0' })).toThrow(/no stack Other \(stacks: Test\)/);
+    expect(stack({ Second: TABLE })).toThrow(/expected one DynamoDB table/);
+    const authorizer = (properties: Record<string, unknown>) => ({
+      Type: 'AWS::ApiGatewayV2::Authorizer',
+      Properties: { AuthorizerType: 'REQUEST', AuthorizerPayloadFormatVersion: '2.0', AuthorizerUri: { 'Fn::GetAtt': ['Fn', 'Arn'] }, ...properties },
+    });
+    expect(stack({ Fn: lambda('Fn'), A: authorizer({ AuthorizerType: 'JWT' }) })).toThrow(/A is not a REQUEST authorizer of payload 2.0/);
+    expect(stack({ Fn: lambda('Fn'), A: authorizer({}), B: authorizer({}) })).toThrow(/more than one authorizer/);
   });
 
   it('resolves what CloudFormation would: the table, a secret, a function ARN, the region and account', () => {
@@ -361,6 +368,20 @@ describe("CloudFormation's defaults and API Gateway's other route keys", () => {
     manifest.artifacts.Again = manifest.artifacts.Test;
     writeFileSync(join(directory, 'manifest.json'), JSON.stringify(manifest));
     await expect(startBundleRuntime({ assembly: directory, port: 0, node })).rejects.toThrow(/holds 2 stacks \(Test, Again\): name one/);
+  });
+});
+
+describe('npm run serve:bundles', () => {
+  it('reads the assembly, stack, port, variables and instance cap from its arguments', () => {
+    expect(runtimeOptions(['--assembly', 'out', '--stack', 'S', '--port', '30999', '--env', 'A=1', '--env', 'B=x=y', '--max-instances', '2'])).toEqual({
+      assembly: 'out',
+      stack: 'S',
+      port: 30999,
+      overrides: { A: '1', B: 'x=y' },
+      maxInstances: 2,
+    });
+    expect(runtimeOptions([])).toMatchObject({ assembly: 'cdk.out', stack: undefined, overrides: {}, maxInstances: 4 });
+    expect(() => runtimeOptions(['--env', 'nothing'])).toThrow(/--env nothing: expected NAME=VALUE/);
   });
 });
 
