@@ -385,6 +385,30 @@ describe('npm run serve:bundles', () => {
   });
 });
 
+describe('instances at the cap, and an init that outlasts its limit', () => {
+  it('makes a request wait for a free instance once the cap is reached, and passes a string result on as its body', async () => {
+    const directory = assembly(
+      { Slow: lambda('Slow'), SlowIntegration: integration('Slow'), SlowRoute: route('GET /slow', 'SlowIntegration') },
+      { Slow: `export const handler = async () => { await new Promise((resolve) => setTimeout(resolve, 300)); return 'done'; };` },
+    );
+    const runtime = await startBundleRuntime({ assembly: directory, port: 0, node, maxInstances: 1, output: () => undefined });
+    runtimes.push(runtime);
+    const call = client(runtime.url);
+    const answers = await Promise.all([call('GET', '/slow'), call('GET', '/slow')]);
+    expect(answers.map((answer) => [answer.status, answer.text])).toEqual([
+      [200, 'done'],
+      [200, 'done'],
+    ]);
+    // One instance served both, one after the other.
+    expect(runtime.coldStarts()).toHaveLength(1);
+  });
+
+  it("fails an invocation whose instance's init takes longer than Lambda's 10 s", async () => {
+    const runtime = await serve(assembly({ Stuck: lambda('Stuck') }, { Stuck: `await new Promise(() => setInterval(() => undefined, 1000));` }));
+    expect(await runtime.invoke('Stuck', {})).toMatchObject({ ok: false, phase: 'init', errorType: 'Runtime.InitTimeout' });
+  });
+});
+
 describe('the HTTP API as the template wires it', () => {
   let runtime: BundleRuntime;
   beforeAll(async () => {
