@@ -96,6 +96,20 @@ it('fetches the pinned Node 22 from the npm registry into its cache, once', () =
   expect(node22()).toBe(node);
 });
 
+it('refuses a Node 22 whose package does not have the pinned integrity', () => {
+  const pinned = NODE22.integrity;
+  const elsewhere = mkdtempSync(join(tmpdir(), 'node22-tampered-'));
+  process.env.PLACEMENT_NODE22_CACHE = elsewhere;
+  NODE22.integrity = 'sha512-not-what-the-registry-has';
+  try {
+    expect(() => node22()).toThrow(/integrity sha512-.* is not the pinned sha512-not-what-the-registry-has/);
+  } finally {
+    NODE22.integrity = pinned;
+    process.env.PLACEMENT_NODE22_CACHE = cache;
+    rmSync(elsewhere, { recursive: true, force: true });
+  }
+});
+
 async function serve(directory: string): Promise<BundleRuntime> {
   const runtime = await startBundleRuntime({ assembly: directory, port: 0, node, output: () => undefined });
   runtimes.push(runtime);
@@ -401,6 +415,11 @@ describe('instances at the cap, and an init that outlasts its limit', () => {
     ]);
     // One instance served both, one after the other.
     expect(runtime.coldStarts()).toHaveLength(1);
+  });
+
+  it('fails an invocation whose instance exits while its module loads', async () => {
+    const runtime = await serve(assembly({ Quit: lambda('Quit') }, { Quit: `process.exit(1);` }));
+    expect(await runtime.invoke('Quit', {})).toMatchObject({ ok: false, phase: 'init', errorType: 'Runtime.ExitError' });
   });
 
   it("fails an invocation whose instance's init takes longer than Lambda's 10 s", async () => {
