@@ -3,6 +3,8 @@
  * scripts/measure-bundles.ts both read these settings, so the sizes and
  * start-up times the script reports are those of the deployed code.
  */
+import { createHash } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -47,3 +49,26 @@ export const BUNDLING: BundlingOptions = {
   esbuildArgs: Object.fromEntries(Object.entries(ALIASES).map(([from, to]) => [`--alias:${from}`, to])),
   forceDockerBundling: false,
 };
+
+/**
+ * The bundling of a function that ships files beside its code (the policy
+ * JSON): each is written once into the cloud assembly's directory and copied
+ * into the bundle's directory after esbuild, so it lands in /var/task and
+ * in the asset's hash.
+ */
+export function bundlingWithFiles(files: Record<string, string>, assemblyDirectory: string): BundlingOptions {
+  const staged = Object.entries(files).map(([name, content]) => {
+    const path = join(assemblyDirectory, `file.${createHash('sha256').update(content).digest('hex').slice(0, 16)}.${name}`);
+    writeFileSync(path, content);
+    return { name, path };
+  });
+  return {
+    ...BUNDLING,
+    commandHooks: {
+      beforeBundling: () => [],
+      beforeInstall: () => [],
+      afterBundling: (_inputDirectory, outputDirectory) =>
+        staged.map(({ name, path }) => `cp ${JSON.stringify(path)} ${JSON.stringify(join(outputDirectory, name))}`),
+    },
+  };
+}

@@ -6,7 +6,7 @@
  * Placement.
  */
 import { createHash } from 'node:crypto';
-import { Annotations, CfnOutput, CustomResource, Stack, Tags, type StackProps } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, CustomResource, Stack, Tags, Validations, type StackProps } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -20,9 +20,9 @@ import { CapacityMetrics } from './constructs/capacity.js';
 import { ChangeSweeper } from './constructs/change-sweeper.js';
 import { FunctionUrlFrontDoor } from './constructs/function-url.js';
 import { functionUrlMetrics, httpApiMetrics, type FrontDoorMetrics } from './constructs/front-door-metrics.js';
-import { HandlerFunctions, PlacementFunction } from './constructs/functions.js';
+import { executionRole, HandlerFunctions, PlacementFunction } from './constructs/functions.js';
 import { Observability } from './constructs/observability.js';
-import { PlacementTable } from './constructs/table.js';
+import { grantTableAccess, PlacementTable } from './constructs/table.js';
 import type { PlacementSettings, SystemLogLevel } from './settings.js';
 
 export interface PlacementStackProps extends StackProps {
@@ -38,10 +38,14 @@ interface FrontDoor {
 
 type Logging = { logRetentionDays: number; systemLogLevel: SystemLogLevel };
 
+/** The operator's policy as the handlers get it: a JSON file in the bundle and the variable naming it (relative to /var/task, Lambda's working directory). */
+type PolicyFiles = { environment: Record<string, string>; files?: Record<string, string> };
+const POLICY_FILE_NAME = 'policy.json';
+
 /** The secret named by context (an ARN or a name), or a new one for the operator to fill in. */
 function keystoneSecret(scope: Construct, reference: string | undefined): ISecret {
   if (reference === undefined) {
-    return new Secret(scope, 'KeystoneCredentials', {
+    const secret = new Secret(scope, 'KeystoneCredentials', {
       description: 'Placement service user credentials for Keystone token validation',
       generateSecretString: {
         secretStringTemplate: JSON.stringify({ username: 'placement', userDomainName: 'Default', projectName: 'service', projectDomainName: 'Default' }),
@@ -49,6 +53,14 @@ function keystoneSecret(scope: Construct, reference: string | undefined): ISecre
         excludePunctuation: true,
       },
     });
+    Validations.of(secret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        "The secret is the Keystone service user's password, which Keystone owns: rotating it means changing the user in Keystone, which a " +
+        'Secrets Manager rotation function could only do holding Keystone admin credentials. The operator rotates it in Keystone, then with ' +
+        'put-secret-value; the functions read the secret at each Keystone login, so no redeploy is needed (docs/operators/deploy.md)',
+    });
+    return secret;
   }
   return reference.startsWith('arn:')
     ? Secret.fromSecretCompleteArn(scope, 'KeystoneCredentials', reference)
@@ -75,13 +87,8 @@ export class PlacementStack extends Stack {
     if (settings.auth.strategy === 'keystone') {
       secret = keystoneSecret(this, settings.auth.keystoneSecret);
       auth.PLACEMENT_KEYSTONE_SECRET_ARN = secret.secretArn;
+      // readSettings refuses a keystone deployment without it.
       if (settings.auth.keystoneUrl) auth.PLACEMENT_KEYSTONE_URL = settings.auth.keystoneUrl;
-      else {
-        Annotations.of(this).addWarningV2(
-          'placement:keystoneUrl',
-          'No keystoneUrl context: the functions refuse to start (fail closed) until it is given (-c keystoneUrl=https://keystone.example.com/v3).',
-        );
-      }
     } else {
       Annotations.of(this).addWarningV2(
         'placement:noauth2',
@@ -91,11 +98,16 @@ export class PlacementStack extends Stack {
       auth.PLACEMENT_ALLOW_NOAUTH2_IN_LAMBDA = 'true';
     }
     const common = { ...settings.environment, ...auth, PLACEMENT_STAGE: settings.stage };
+    // The policy file, read at synth, ships to the functions that check the policy as JSON: they carry no YAML parser.
+    const policy: PolicyFiles =
+      settings.policyRules === undefined
+        ? { environment: {} }
+        : { environment: { PLACEMENT_POLICY_FILE: POLICY_FILE_NAME }, files: { [POLICY_FILE_NAME]: JSON.stringify(settings.policyRules) } };
     const logging = { logRetentionDays: settings.logRetentionDays, systemLogLevel: settings.systemLogLevel };
     const door: FrontDoor =
       settings.frontDoor === 'functionUrl'
-        ? this.functionUrlFrontDoor(table, common, secret, logging)
-        : this.httpApiFrontDoor(name, table, common, secret, logging);
+        ? this.functionUrlFrontDoor(table, common, policy, secret, logging)
+        : this.httpApiFrontDoor(name, table, common, policy, secret, logging);
 
     this.seedStandardCatalogs(table, settings);
     new ChangeSweeper(this, 'ChangeSweeper', { table, stage: settings.stage, ...logging });
@@ -127,12 +139,20 @@ export class PlacementStack extends Stack {
   }
 
   /** The default front door: API Gateway's HTTP API, one function per handler family, the authorizer (the only reader of the secret). */
-  private httpApiFrontDoor(name: string, table: ITable, common: Record<string, string>, secret: ISecret | undefined, logging: Logging): FrontDoor {
+  private httpApiFrontDoor(
+    name: string,
+    table: ITable,
+    common: Record<string, string>,
+    policy: PolicyFiles,
+    secret: ISecret | undefined,
+    logging: Logging,
+  ): FrontDoor {
     const { settings } = this.props;
     const handlers = new HandlerFunctions(this, 'Handlers', {
       table,
       settings: settings.functions,
-      environment: { ...common, PLACEMENT_TABLE_NAME: table.tableName },
+      environment: { ...common, ...policy.environment, PLACEMENT_TABLE_NAME: table.tableName },
+      files: policy.files,
       ...logging,
     });
     // The authorizer never reads the table; it must know whether API Gateway caches its answers (functions/authorizer.ts).
@@ -158,11 +178,12 @@ export class PlacementStack extends Stack {
   }
 
   /** `-c frontDoor=functionUrl`: one router function behind a function URL; the handlers validate tokens themselves. */
-  private functionUrlFrontDoor(table: ITable, common: Record<string, string>, secret: ISecret | undefined, logging: Logging): FrontDoor {
+  private functionUrlFrontDoor(table: ITable, common: Record<string, string>, policy: PolicyFiles, secret: ISecret | undefined, logging: Logging): FrontDoor {
     const door = new FunctionUrlFrontDoor(this, 'FunctionUrl', {
       table,
       settings: this.props.settings.functions.router,
-      environment: { ...common, PLACEMENT_TABLE_NAME: table.tableName },
+      environment: { ...common, ...policy.environment, PLACEMENT_TABLE_NAME: table.tableName },
+      files: policy.files,
       secret,
       ...logging,
     });
@@ -182,10 +203,14 @@ export class PlacementStack extends Stack {
       logRetentionDays: settings.logRetentionDays,
       systemLogLevel: settings.systemLogLevel,
     });
-    table.grantReadWriteData(seeder);
-    const provider = new Provider(this, 'CatalogSeederProvider', {
-      onEventHandler: seeder,
-      logGroup: new LogGroup(this, 'CatalogSeederProviderLogs', { retention: settings.logRetentionDays as RetentionDays }),
+    grantTableAccess(table, seeder, 'readWrite');
+    const providerLogs = new LogGroup(this, 'CatalogSeederProviderLogs', { retention: settings.logRetentionDays as RetentionDays });
+    const providerRole = executionRole(this, 'CatalogSeederProviderRole', providerLogs);
+    const provider = new Provider(this, 'CatalogSeederProvider', { onEventHandler: seeder, logGroup: providerLogs, frameworkOnEventRole: providerRole });
+    Validations.of(providerRole).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::<CatalogSeeder6BBB85D2.Arn>:*]',
+      reason:
+        "CDK's custom-resource framework is granted lambda:InvokeFunction on the seeder function and its qualified ARNs (versions); it is the only function it may invoke",
     });
     const catalogs = createHash('sha256')
       .update(JSON.stringify([STANDARD_RESOURCE_CLASSES, STANDARD_TRAITS]))

@@ -3,19 +3,20 @@
  * "context"), checked once with clear errors. Every key is documented in the
  * docs/operators/deploy.md, "Stack context settings".
  */
+import { readFileSync } from 'node:fs';
 import type { Node } from 'constructs';
+import defaultRules from '../config/placement-8.0.0-policy-rules.json' with { type: 'json' };
+import { parsePolicyFile } from '../shared/auth/policy-yaml.js';
+import { buildPolicy } from '../shared/domain/policy.js';
 import { ROUTES, type HandlerName } from '../shared/http/routes.js';
 import { brakesFor, type RegionSize } from './brakes.js';
+import { FRONT_DOORS, knownMissing, type FrontDoor } from './front-doors.js';
 
 /** One Lambda function per handler family the route table names. */
 export const HANDLER_FAMILIES: readonly HandlerName[] = [...new Set(ROUTES.map((route) => route.handler))];
 
 /** Every function sized by context: the handler families, the authorizer, and the function-URL front door's router. */
 export type FunctionName = HandlerName | 'authorizer' | 'router';
-
-/** What clients reach: API Gateway's HTTP API (the default), or one Lambda function URL on a router function. */
-export type FrontDoor = 'httpApi' | 'functionUrl';
-const FRONT_DOORS: readonly FrontDoor[] = ['httpApi', 'functionUrl'];
 
 /** Lambda's own log lines (START, END, REPORT are INFO): WARN keeps them out of the bill. */
 export type SystemLogLevel = 'DEBUG' | 'INFO' | 'WARN';
@@ -37,6 +38,7 @@ const STACK_VARIABLES = [
   'PLACEMENT_KEYSTONE_USERNAME',
   'PLACEMENT_KEYSTONE_PASSWORD',
   'PLACEMENT_METRICS',
+  'PLACEMENT_POLICY_FILE',
 ];
 
 export interface FunctionSettings {
@@ -65,6 +67,8 @@ export interface PlacementSettings {
   };
   /** Extra PLACEMENT_* variables for the handlers (policy enforcement, CORS, log level...). */
   environment: Record<string, string>;
+  /** The operator's policy overrides (the `policyFile` context, read and checked at synth time), shipped to the handlers as JSON. */
+  policyRules?: Record<string, string>;
   logRetentionDays: number;
   systemLogLevel: SystemLogLevel;
   alarms: { serverErrorPercent: number; p99LatencyMs: number; email?: string };
@@ -196,7 +200,8 @@ export function readSettings(node: Node): PlacementSettings {
 
   const strategy = context.string('auth') ?? 'keystone';
   if (strategy !== 'keystone' && strategy !== 'noauth2') throw new Error(`context auth: "keystone" or "noauth2", not ${strategy}`);
-  const cacheTtlSeconds = context.number('authorizerCacheTtlSeconds', 60, 0, 3600);
+  // noauth2's identity depends on headers besides the token (x-roles, x-project-id...): a cache keyed on the token would mix them up.
+  const cacheTtlSeconds = context.number('authorizerCacheTtlSeconds', strategy === 'noauth2' ? 0 : 60, 0, 3600);
 
   const region = { computeNodes: context.number('computeNodes', 1000, 1), instancesPerNode: context.number('instancesPerNode', 30, 0) };
   const brakes = brakesFor(region, HANDLER_FAMILIES, cacheTtlSeconds);
@@ -205,12 +210,14 @@ export function readSettings(node: Node): PlacementSettings {
 
   const memory = context.perFunction('memoryMb', (name) => DEFAULT_MEMORY_MB[name] ?? BASE_MEMORY_MB, 128);
   const timeout = context.perFunction('timeoutSeconds', (name) => DEFAULT_TIMEOUT_SECONDS[name] ?? BASE_TIMEOUT_SECONDS, 1);
-  const reserved = context.perFunction(
-    'reservedConcurrency',
-    (name) => (name === 'authorizer' ? brakes.authorizerConcurrency : name === 'router' ? brakes.routerConcurrency : brakes.concurrency[name]),
-    0,
-    true,
-  );
+  // No reservation unless asked: Lambda refuses one that leaves an account fewer than 100 unreserved executions, which
+  // fails a new account's first deploy (its quota starts low). `sized` reserves what the region's size asks (infra/brakes.ts).
+  const sizedFor = (name: FunctionName) =>
+    name === 'authorizer' ? brakes.authorizerConcurrency : name === 'router' ? brakes.routerConcurrency : brakes.concurrency[name];
+  const reserved =
+    context.raw('reservedConcurrency') === 'sized'
+      ? (Object.fromEntries(FUNCTION_NAMES.map((name) => [name, sizedFor(name)])) as Record<FunctionName, number>)
+      : context.perFunction('reservedConcurrency', () => undefined, 0, true);
   const functions = Object.fromEntries(
     FUNCTION_NAMES.map((name) => [name, { memoryMb: memory[name]!, timeoutSeconds: timeout[name]!, reservedConcurrency: reserved[name] }]),
   ) as Record<FunctionName, FunctionSettings>;
@@ -223,8 +230,13 @@ export function readSettings(node: Node): PlacementSettings {
     if (!name.startsWith('PLACEMENT_') || typeof value !== 'string')
       throw new Error(`context environment: ${name} must be a PLACEMENT_* variable with a string value`);
     if (STACK_VARIABLES.includes(name))
-      throw new Error(`context environment: the stack sets ${name} itself (see the auth, keystoneUrl and keystoneSecret contexts)`);
+      throw new Error(`context environment: the stack sets ${name} itself (see the auth, keystoneUrl, keystoneSecret and policyFile contexts)`);
   }
+  const policyFile = context.string('policyFile');
+  const policyRules = policyFile === undefined ? undefined : readPolicyRules(policyFile, environment as Record<string, string>);
+
+  const frontDoor = context.oneOf('frontDoor', FRONT_DOORS, 'httpApi');
+  const keystoneUrl = context.string('keystoneUrl');
 
   const capacityMinutes = context.number('capacityMetricsMinutes', 5, 1, 1440);
   if (!Number.isInteger(capacityMinutes)) throw new Error(`context capacityMetricsMinutes: whole minutes, got ${capacityMinutes}`);
@@ -233,17 +245,18 @@ export function readSettings(node: Node): PlacementSettings {
     stage,
     regions,
     account: context.string('account') ?? process.env.CDK_DEFAULT_ACCOUNT,
-    frontDoor: context.oneOf('frontDoor', FRONT_DOORS, 'httpApi'),
+    frontDoor,
     functions,
     region,
     throttle,
     auth: {
       strategy,
-      keystoneUrl: context.string('keystoneUrl'),
+      keystoneUrl,
       keystoneSecret: context.string('keystoneSecret'),
       cacheTtlSeconds,
     },
     environment: environment as Record<string, string>,
+    policyRules,
     logRetentionDays: context.number('logRetentionDays', 30, 1),
     systemLogLevel: context.oneOf('systemLogLevel', SYSTEM_LOG_LEVELS, 'WARN'),
     alarms: {
@@ -256,4 +269,44 @@ export function readSettings(node: Node): PlacementSettings {
       everyMinutes: capacityMinutes,
     },
   };
+}
+
+/**
+ * The `policyFile` context: the operator's YAML or JSON policy file, read
+ * with the local server's parser and checked against upstream's rules at
+ * synth time, so that a file Lambda could not use fails here, not at a cold start.
+ */
+function readPolicyRules(path: string, environment: Record<string, string>): Record<string, string> {
+  try {
+    const rules = parsePolicyFile(readFileSync(path, 'utf8'));
+    const enabled = (name: string) => /^(1|true|yes|on)$/i.test(environment[name] ?? '');
+    buildPolicy(defaultRules.rules, {
+      enforceScope: enabled('PLACEMENT_ENFORCE_SCOPE'),
+      enforceNewDefaults: enabled('PLACEMENT_ENFORCE_NEW_DEFAULTS'),
+      overrides: rules,
+    });
+    return rules;
+  } catch (error) {
+    throw new Error(`context policyFile ${path}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/**
+ * What would make a deployment of these settings fail once deployed: a region
+ * without a service the front door needs, a Keystone deployment that does not
+ * know where Keystone is (every function would refuse to start). Synth
+ * refuses them (infra/placement-app.ts); the preflight lists them.
+ */
+export function deploymentProblems(settings: PlacementSettings): string[] {
+  const problems = settings.regions.flatMap((region) =>
+    knownMissing(region, settings.frontDoor).map(
+      (missing) => `context regions: ${region} has no ${missing}, which frontDoor=${settings.frontDoor} needs (docs/operators/deploy.md, "Regions")`,
+    ),
+  );
+  if (settings.auth.strategy === 'keystone' && settings.auth.keystoneUrl === undefined) {
+    problems.push(
+      'context keystoneUrl: required with auth=keystone (-c keystoneUrl=https://keystone.example.com/v3); without it every function would refuse to start',
+    );
+  }
+  return problems;
 }

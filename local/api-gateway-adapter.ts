@@ -35,7 +35,7 @@ async function readBody(request: IncomingMessage): Promise<string | undefined> {
 }
 
 /** What the adapter needs of an HTTP request (Node's, or one parsed from raw bytes). */
-interface HttpRequest {
+export interface HttpRequest {
   method: string;
   url: string;
   httpVersion: string;
@@ -63,12 +63,32 @@ function splitTarget(target: string): { path: string; query: string } {
   return mark < 0 ? { path: rest, query: '' } : { path: rest.slice(0, mark), query: rest.slice(mark + 1) };
 }
 
-export function toEvent(request: HttpRequest, body: string | undefined): APIGatewayProxyEventV2 {
+/** The route API Gateway picked for a request: its key and path parameters. */
+export interface SelectedRoute {
+  key: string;
+  params?: Record<string, string>;
+}
+
+/** The route the route table gives a request; `$default` when none matches. */
+function routeFromTable(method: string, path: string): SelectedRoute {
+  const match = matchRoute(method, path);
+  return match ? { key: routeKey(match.route), params: match.params } : { key: '$default' };
+}
+
+/**
+ * The payload 2.0 event API Gateway hands the function of the request's
+ * route, chosen from the route table unless `selectRoute` (the bundle
+ * runtime's, from the template's routes) chooses it.
+ */
+export function toEvent(
+  request: HttpRequest,
+  body: string | undefined,
+  selectRoute: (method: string, path: string) => SelectedRoute = routeFromTable,
+): APIGatewayProxyEventV2 {
   const { path, query } = splitTarget(request.url);
   const method = request.method.toUpperCase();
-  const match = matchRoute(method, path);
+  const { key, params } = selectRoute(method, path);
   const headers = request.headers;
-  const key = match ? routeKey(match.route) : '$default';
   const now = new Date();
   return {
     version: '2.0',
@@ -76,7 +96,7 @@ export function toEvent(request: HttpRequest, body: string | undefined): APIGate
     rawPath: path,
     rawQueryString: query,
     headers,
-    pathParameters: match?.params,
+    pathParameters: params,
     body,
     isBase64Encoded: false,
     requestContext: {
@@ -136,23 +156,29 @@ async function authorize(event: APIGatewayProxyEventV2): Promise<APIGatewayProxy
   return { ...event, requestContext: { ...event.requestContext, authorizer: { lambda: context } } } as APIGatewayProxyEventV2;
 }
 
-async function dispatch(handlers: HandlerModules, request: HttpRequest, body: string | undefined): Promise<APIGatewayProxyStructuredResultV2> {
-  const event = toEvent(request, body);
-  const match = matchRoute(event.requestContext.http.method, event.rawPath);
-  // As in the deployed API (infra/constructs/api.ts): only a route without a policy rule skips the authorizer.
-  const isPublic = match !== undefined && match.route.policy === undefined;
-  const name = handlerFor(event.requestContext.http.method, event.rawPath);
-  return handlers[name](isPublic ? event : await authorize(event), lambdaContext(name));
+/** What answers a request: the handlers in this process, or the deployed bundles (local/bundles/runtime.ts). */
+export type Dispatch = (request: HttpRequest, body: string | undefined) => Promise<APIGatewayProxyStructuredResultV2>;
+
+/** API Gateway in front of the handlers of this process: the authorizer, then the route table's handler. */
+export function inProcessDispatch(handlers: HandlerModules): Dispatch {
+  return async (request, body) => {
+    const event = toEvent(request, body);
+    const match = matchRoute(event.requestContext.http.method, event.rawPath);
+    // As in the deployed API (infra/constructs/api.ts): only a route without a policy rule skips the authorizer.
+    const isPublic = match !== undefined && match.route.policy === undefined;
+    const name = handlerFor(event.requestContext.http.method, event.rawPath);
+    return handlers[name](isPublic ? event : await authorize(event), lambdaContext(name));
+  };
 }
 
 /** The bytes API Gateway sends for a function's result (a base64 body is decoded). */
 const resultBody = (result: APIGatewayProxyStructuredResultV2): Buffer => Buffer.from(result.body ?? '', result.isBase64Encoded ? 'base64' : 'utf8');
 
-/** A Node request listener that serves the API through the Lambda handlers. */
-export function apiGatewayAdapter(handlers: HandlerModules) {
+/** A Node request listener that serves the API through a front door's dispatch. */
+export function requestListener(dispatch: Dispatch) {
   return async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     try {
-      const result = await dispatch(handlers, fromIncoming(request), await readBody(request));
+      const result = await dispatch(fromIncoming(request), await readBody(request));
       const body = resultBody(result);
       // API Gateway sends a length, not chunks, as upstream does.
       response.writeHead(result.statusCode ?? 200, { ...(result.headers as Record<string, string>), 'content-length': String(body.length) });
@@ -198,7 +224,7 @@ function parseRawRequest(packet: Buffer, remoteAddress: string | undefined): Htt
  * without its body (which cannot be delimited), and the connection closed.
  * Other parse errors get Node's usual bare answer.
  */
-export function clientErrorHandler(handlers: HandlerModules) {
+export function clientErrorHandler(dispatch: Dispatch) {
   return (error: Error & { code?: string; rawPacket?: Buffer }, socket: Duplex & { remoteAddress?: string }): void => {
     if (error.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
@@ -210,7 +236,10 @@ export function clientErrorHandler(handlers: HandlerModules) {
       socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n\r\n`);
       return;
     }
-    dispatch(handlers, request, undefined).then(
+    // The body the client is still sending is read and dropped while the request is answered: closing a socket
+    // with unread data resets it, and the client can lose the answer (seen with a handler's cold start).
+    socket.resume();
+    dispatch(request, undefined).then(
       (result) => {
         const body = resultBody(result);
         const status = result.statusCode ?? 200;

@@ -4,8 +4,9 @@
  * `npm start`, the integration tests and the benchmarks.
  */
 import { createServer, type Server } from 'node:http';
-import { handlers } from '../functions/index.js';
-import { apiGatewayAdapter, clientErrorHandler } from './api-gateway-adapter.js';
+import { readPolicyFilesWith } from '../shared/auth/policy-file.js';
+import { parsePolicyFile } from '../shared/auth/policy-yaml.js';
+import { clientErrorHandler, inProcessDispatch, requestListener } from './api-gateway-adapter.js';
 import { prepareTable } from './create-table.js';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.js';
 import { sweepChanges } from '../shared/storage/journal.js';
@@ -27,6 +28,10 @@ export interface LocalService {
 }
 
 export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
+  // Operators' policy files are YAML here (in Lambda the stack ships them as JSON, the policyFile context): the reader
+  // is handed over before the handlers load, since they read the policy as they load (a broken file stops the start).
+  readPolicyFilesWith(parsePolicyFile);
+  const { handlers } = await import('../functions/index.js');
   let database: DynamoDbLocal | undefined;
   if (!process.env.PLACEMENT_DYNAMODB_ENDPOINT) {
     database = await startDynamoDbLocal({ dataDirectory: options.dataDirectory });
@@ -45,10 +50,11 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     const sweep = () => void sweepChanges().catch(() => undefined);
     sweep();
     const sweeper = setInterval(sweep, SWEEP_EVERY_MS).unref();
-    const adapter = apiGatewayAdapter(handlers);
-    // The adapter answers every error itself: its promise never rejects.
-    const server: Server = createServer((request, response) => void adapter(request, response));
-    server.on('clientError', clientErrorHandler(handlers));
+    const dispatch = inProcessDispatch(handlers);
+    const listener = requestListener(dispatch);
+    // The listener answers every error itself: its promise never rejects.
+    const server: Server = createServer((request, response) => void listener(request, response));
+    server.on('clientError', clientErrorHandler(dispatch));
     server.keepAliveTimeout = 65_000;
     const host = options.host ?? '127.0.0.1';
     await new Promise<void>((resolve, reject) => {

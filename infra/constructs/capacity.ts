@@ -18,6 +18,7 @@ import { METRICS_NAMESPACE } from '../../shared/http/middleware/metrics.js';
 import { CAPACITY_METRICS_ENTRY } from '../bundling.js';
 import type { SystemLogLevel } from '../settings.js';
 import { PlacementFunction } from './functions.js';
+import { grantTableAccess } from './table.js';
 
 export interface CapacityMetricsProps {
   table: ITable;
@@ -49,7 +50,7 @@ export class CapacityMetrics extends Construct {
       logRetentionDays: props.logRetentionDays,
       systemLogLevel: props.systemLogLevel,
     });
-    props.table.grantReadData(this.function);
+    grantTableAccess(props.table, this.function, 'read');
     // A missed run is made up by the next one: no retries, which would only publish stale figures late.
     this.schedule = new Rule(this, 'Schedule', {
       description: `Placement capacity metrics every ${props.everyMinutes} minutes`,

@@ -10,6 +10,7 @@ import { Construct } from 'constructs';
 import { CHANGE_SWEEPER_ENTRY } from '../bundling.js';
 import type { SystemLogLevel } from '../settings.js';
 import { PlacementFunction } from './functions.js';
+import { grantTableAccess } from './table.js';
 
 export interface ChangeSweeperProps {
   table: ITable;
@@ -35,7 +36,7 @@ export class ChangeSweeper extends Construct {
       logRetentionDays: props.logRetentionDays,
       systemLogLevel: props.systemLogLevel,
     });
-    props.table.grantReadWriteData(this.function);
+    grantTableAccess(props.table, this.function, 'readWrite');
     // A missed run is made up by the next one a minute later.
     this.schedule = new Rule(this, 'Schedule', {
       description: 'Placement change sweeper every minute',

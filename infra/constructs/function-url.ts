@@ -18,11 +18,13 @@ import { Construct } from 'constructs';
 import { ROUTER_ENTRY } from '../bundling.js';
 import type { FunctionSettings, SystemLogLevel } from '../settings.js';
 import { PlacementFunction } from './functions.js';
+import { grantTableAccess } from './table.js';
 
 export interface FunctionUrlFrontDoorProps {
   table: ITable;
   settings: FunctionSettings;
   environment: Record<string, string>;
+  files?: Record<string, string>;
   /** The Keystone service credentials: the handlers validate tokens themselves here. */
   secret?: ISecret;
   logRetentionDays: number;
@@ -51,10 +53,11 @@ export class FunctionUrlFrontDoor extends Construct {
       description: 'Placement router: every route, behind the function URL',
       settings: props.settings,
       environment: { PLACEMENT_KEYSTONE_CACHE_SECONDS: TOKEN_CACHE_SECONDS, ...props.environment },
+      files: props.files,
       logRetentionDays: props.logRetentionDays,
       systemLogLevel: props.systemLogLevel,
     });
-    props.table.grantReadWriteData(this.router);
+    grantTableAccess(props.table, this.router, 'readWrite');
     props.secret?.grantRead(this.router);
     const url = this.router.addFunctionUrl({ authType: FunctionUrlAuthType.NONE });
     // https://<id>.lambda-url.<region>.on.aws/ -> https://<id>.lambda-url.<region>.on.aws

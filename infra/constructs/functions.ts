@@ -4,15 +4,17 @@
  * per route), all arm64 on Node.js 22, bundled locally by esbuild as ES
  * modules with the AWS SDK inside (infra/bundling.ts).
  */
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Stage, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel as LambdaSystemLogLevel } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Role, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
+import { LogGroup, RetentionDays, type ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { HandlerName } from '../../shared/http/routes.js';
-import { BUNDLING, DEPS_LOCK_FILE, PROJECT_ROOT, entryPath, handlerEntry } from '../bundling.js';
+import { BUNDLING, DEPS_LOCK_FILE, PROJECT_ROOT, bundlingWithFiles, entryPath, handlerEntry } from '../bundling.js';
 import { HANDLER_FAMILIES, type FunctionSettings, type SystemLogLevel } from '../settings.js';
+import { grantTableAccess } from './table.js';
 
 /** What each family does with the table; typed by family so a new one cannot be forgotten. */
 const TABLE_ACCESS: Record<HandlerName, 'none' | 'read' | 'readWrite'> = {
@@ -36,6 +38,20 @@ export interface PlacementFunctionProps {
   environment: Record<string, string>;
   logRetentionDays: number;
   systemLogLevel: SystemLogLevel;
+  /** Files shipped beside the code (name to content), read relative to the function's directory. */
+  files?: Record<string, string>;
+}
+
+/**
+ * A function's execution role: it may write to its own log group and
+ * nothing else until granted more (the table, the secret). Lambda's
+ * AWSLambdaBasicExecutionRole would let it create and write any log group
+ * of the account.
+ */
+export function executionRole(scope: Construct, id: string, logGroup: ILogGroup): IRole {
+  const role = new Role(scope, id, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+  logGroup.grantWrite(role);
+  return role;
 }
 
 /**
@@ -54,6 +70,7 @@ export class PlacementFunction extends NodejsFunction {
     }
     const logGroup = new LogGroup(scope, `${id}Logs`, { retention: props.logRetentionDays as RetentionDays });
     super(scope, id, {
+      role: executionRole(scope, `${id}Role`, logGroup),
       entry: entryPath(props.entry),
       handler: 'handler',
       projectRoot: PROJECT_ROOT,
@@ -69,7 +86,13 @@ export class PlacementFunction extends NodejsFunction {
       loggingFormat: LoggingFormat.JSON,
       systemLogLevelV2: LambdaSystemLogLevel[props.systemLogLevel],
       applicationLogLevelV2: ApplicationLogLevel.INFO,
-      bundling: BUNDLING,
+      bundling: props.files ? bundlingWithFiles(props.files, Stage.of(scope)!.outdir) : BUNDLING,
+    });
+    Validations.of(this).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason:
+        'Pinned to nodejs22.x on purpose: CI runs the conformance suite and the differential run through these very bundles on Node 22 ' +
+        '(local/bundles/node22.ts); moving to a newer runtime means moving CI with it, a change of its own, and nodejs22.x is a supported Lambda runtime',
     });
   }
 }
@@ -78,6 +101,7 @@ export interface HandlerFunctionsProps {
   table: ITable;
   settings: Record<HandlerName, FunctionSettings>;
   environment: Record<string, string>;
+  files?: Record<string, string>;
   logRetentionDays: number;
   systemLogLevel: SystemLogLevel;
 }
@@ -94,12 +118,12 @@ export class HandlerFunctions extends Construct {
         description: `Placement ${family} handler`,
         settings: props.settings[family],
         environment: props.environment,
+        files: props.files,
         logRetentionDays: props.logRetentionDays,
         systemLogLevel: props.systemLogLevel,
       });
       const access = TABLE_ACCESS[family];
-      if (access === 'read') props.table.grantReadData(fn);
-      if (access === 'readWrite') props.table.grantReadWriteData(fn);
+      if (access !== 'none') grantTableAccess(props.table, fn, access);
       return [family, fn] as const;
     });
     this.byFamily = Object.fromEntries(entries) as Record<HandlerName, PlacementFunction>;

@@ -50,7 +50,8 @@ export class Observability extends Construct {
 
   constructor(scope: Construct, id: string, props: ObservabilityProps) {
     super(scope, id);
-    this.alarmTopic = new Topic(this, 'Alarms', { displayName: `${props.name} alarms` });
+    // Publishers (CloudWatch alarms) must use TLS.
+    this.alarmTopic = new Topic(this, 'Alarms', { displayName: `${props.name} alarms`, enforceSSL: true });
     if (props.alarmEmail) this.alarmTopic.addSubscription(new EmailSubscription(props.alarmEmail));
     const action = new SnsAction(this.alarmTopic);
 

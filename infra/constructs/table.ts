@@ -4,7 +4,8 @@
  * schema and every secondary index, whatever indexes the definition lists.
  */
 import { RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption, type ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { PARTITION_KEY, SECONDARY_INDEXES, SORT_KEY, TTL_ATTRIBUTE } from '../../shared/storage/table-definition.js';
 
@@ -34,4 +35,26 @@ export class PlacementTable extends Construct {
       });
     }
   }
+}
+
+/**
+ * The table's data actions for what a function does: CDK's grantReadData
+ * and grantReadWriteData less Scan (nothing scans) and the stream actions
+ * (the table has no stream). A transaction's items are authorized as their
+ * own Put, Update, Delete and ConditionCheck.
+ */
+const READ_ACTIONS = ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem', 'dynamodb:DescribeTable'];
+const WRITE_ACTIONS = ['dynamodb:BatchWriteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
+
+/**
+ * Grants a function the table and each of its indexes by name, rather than
+ * CDK's `index/*`: a function may query the indexes the table definition
+ * has, not any index a later change adds.
+ */
+export function grantTableAccess(table: ITable, grantee: IGrantable, access: 'read' | 'readWrite'): void {
+  Grant.addToPrincipal({
+    grantee,
+    actions: access === 'read' ? READ_ACTIONS : [...READ_ACTIONS, ...WRITE_ACTIONS],
+    resourceArns: [table.tableArn, ...SECONDARY_INDEXES.map((index) => `${table.tableArn}/index/${index.name}`)],
+  });
 }

@@ -2,58 +2,46 @@
  * The policy in force, built once from upstream's defaults, the configured
  * mode and the operator's policy file (PLACEMENT_POLICY_FILE).
  *
- * The file is YAML (JSON is YAML), read by the `yaml` library and then held
- * to what policy files are: one flat mapping of rule names to check strings,
- * each written plain, single- or double-quoted. Anything else (nesting,
- * lists, block scalars, anchors, aliases, tags, several documents, duplicate
- * keys, a key with no value) is refused rather than guessed at: a policy file
- * read wrongly could grant access.
+ * In Lambda the file is the JSON the stack wrote at synth time from the
+ * operator's YAML or JSON (the `policyFile` context), so the handlers read
+ * JSON only and carry no YAML parser; the local server hands this module the
+ * YAML reader (shared/auth/policy-yaml.ts), which reads operators' files as
+ * they are written.
  */
 import { readFileSync } from 'node:fs';
-import { isMap, isScalar, LineCounter, parseDocument, Scalar, type Node } from 'yaml';
 import defaults from '../../config/placement-8.0.0-policy-rules.json' with { type: 'json' };
 import { config } from '../config.js';
 import { buildPolicy, type Policy } from '../domain/policy.js';
 
 export class PolicyFileError extends Error {}
 
-const STRING_STYLES: readonly unknown[] = [Scalar.PLAIN, Scalar.QUOTE_SINGLE, Scalar.QUOTE_DOUBLE];
+export type PolicyFileParser = (text: string) => Record<string, string>;
 
-/** The string a key or value node holds, or a description of why it is not one. */
-function flatString(node: Node | null): string | { refused: string } {
-  if (!isScalar(node)) return { refused: node === null ? 'no value' : 'a nested mapping, list or alias' };
-  if (node.tag !== undefined || node.anchor !== undefined) return { refused: 'a tag or anchor' };
-  if (!STRING_STYLES.includes(node.type)) return { refused: 'a block scalar' };
-  // The failsafe schema reads every scalar as a string, so `12`, `true` and `null` stay text.
-  return String(node.value);
+/** A flat JSON object of rule names to check strings, as the stack writes it; nothing else. */
+export function parsePolicyJson(text: string): Record<string, string> {
+  let rules: unknown;
+  try {
+    rules = JSON.parse(text);
+  } catch (error) {
+    throw new PolicyFileError(
+      `not JSON (${(error as Error).message}); in Lambda the policy is the JSON the stack writes from the policyFile context at synth time`,
+    );
+  }
+  if (typeof rules !== 'object' || rules === null || Array.isArray(rules))
+    throw new PolicyFileError('the file must be an object of rule names to check strings');
+  for (const [name, check] of Object.entries(rules)) {
+    if (typeof check !== 'string') throw new PolicyFileError(`the value of ${JSON.stringify(name)} must be a check string`);
+  }
+  return rules as Record<string, string>;
 }
 
-/** The rule name to check string mapping of a policy file's text. Throws PolicyFileError naming the line. */
-export function parsePolicyFile(text: string): Record<string, string> {
-  const lines = new LineCounter();
-  const document = parseDocument(text, { schema: 'failsafe', uniqueKeys: true, lineCounter: lines, prettyErrors: false });
-  const at = (offset: number | undefined) => `line ${lines.linePos(offset ?? 0).line}`;
-  const [problem] = [...document.errors, ...document.warnings];
-  if (problem) throw new PolicyFileError(`${at(problem.pos[0])}: ${problem.message}`);
-  const root = document.contents;
-  if (root === null) return {};
-  if (!isMap(root)) throw new PolicyFileError(`${at(root.range?.[0])}: the file must be a mapping of rule names to check strings`);
-  const rules = new Map<string, string>();
-  for (const { key, value } of root.items) {
-    const keyNode = key as Node | null;
-    const name = flatString(keyNode);
-    if (typeof name !== 'string') throw new PolicyFileError(`${at(keyNode?.range?.[0])}: a rule name must be a string, not ${name.refused}`);
-    const valueNode = value as Node | null;
-    const check = flatString(valueNode);
-    const line = at((valueNode ?? keyNode)?.range?.[0]);
-    if (typeof check !== 'string') throw new PolicyFileError(`${line}: the value of ${JSON.stringify(name)} must be a check string, not ${check.refused}`);
-    // YAML reads an empty value as null, which oslo.policy takes as "always allowed": too easy to write by accident.
-    if (check === '' && isScalar(valueNode) && valueNode.type === Scalar.PLAIN) {
-      throw new PolicyFileError(`${line}: no value for ${JSON.stringify(name)} (write "" to allow everyone, "!" to allow no one)`);
-    }
-    rules.set(name, check);
-  }
-  return Object.fromEntries(rules);
+let parser: PolicyFileParser = parsePolicyJson;
+let current: Policy | undefined;
+
+/** The local server reads operators' YAML policy files (shared/auth/policy-yaml.ts); in Lambda they arrive as JSON. */
+export function readPolicyFilesWith(reader: PolicyFileParser): void {
+  parser = reader;
+  current = undefined;
 }
 
 function readPolicyFile(path: string): Record<string, string> {
@@ -64,13 +52,11 @@ function readPolicyFile(path: string): Record<string, string> {
     throw new Error(`PLACEMENT_POLICY_FILE ${path}: cannot read it: ${(error as Error).message}`, { cause: error });
   }
   try {
-    return parsePolicyFile(text);
+    return parser(text);
   } catch (error) {
     throw new Error(`PLACEMENT_POLICY_FILE ${path}: ${(error as Error).message}`, { cause: error });
   }
 }
-
-let current: Policy | undefined;
 
 /** The policy; throws (at start, as the middleware chain is built) on a policy file that is unreadable, malformed or refers to undefined rules. */
 export function policy(): Policy {

@@ -1,3 +1,7 @@
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Stage } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { ROUTES, routeKey } from '../../shared/http/routes.js';
@@ -33,6 +37,53 @@ describe('the CDK app', () => {
     expect(() => synth({ memoryMb: '{"nope": 512}' })).toThrow(/unknown function nope/);
     expect(() => synth({ logRetentionDays: 8 })).toThrow(/logRetentionDays/);
     expect(() => synth({ environment: '{"HOME": "/"}' })).toThrow(/PLACEMENT_/);
+  });
+
+  it('refuses a Keystone deployment without keystoneUrl: every function would refuse to start', () => {
+    expect(() => synth({ regions: 'us-east-1', keystoneUrl: undefined })).toThrow(/context keystoneUrl: required with auth=keystone/);
+    expect(() => synth({ regions: 'us-east-1', keystoneUrl: undefined, auth: 'noauth2' })).not.toThrow();
+  });
+
+  it('refuses a region that lacks what the front door needs: function URLs', () => {
+    expect(() => synth({ regions: 'eu-west-1,eu-central-2', frontDoor: 'functionUrl' })).toThrow(
+      /context regions: eu-central-2 has no Lambda function URLs, which frontDoor=functionUrl needs/,
+    );
+    expect(synth({ regions: 'eu-central-2' }).stacks).toHaveLength(1);
+  });
+});
+
+describe('a policy file (the policyFile context)', () => {
+  const directory = mkdtempSync(join(tmpdir(), 'policy-context-'));
+  const file = (name: string, text: string) => {
+    writeFileSync(join(directory, name), text);
+    return join(directory, name);
+  };
+
+  it('is read at synth time and shipped as JSON beside the code of the functions that check the policy', () => {
+    const policyFile = file('policy.yaml', '# open listing\n"placement:traits:list": "@"\n');
+    const {
+      stacks: [stack],
+      templates: [withPolicy],
+    } = synth({ regions: 'us-east-1', policyFile });
+    const checked = placementFunctions(withPolicy).filter(([, fn]) => / handler$/.test(fn.Properties.Description));
+    expect(checked).toHaveLength(HANDLER_FAMILIES.length);
+    for (const [, fn] of checked) expect(fn.Properties.Environment.Variables.PLACEMENT_POLICY_FILE).toBe('policy.json');
+    for (const [, fn] of placementFunctions(withPolicy).filter(([, f]) => !/ handler$/.test(f.Properties.Description))) {
+      expect(fn.Properties.Environment.Variables?.PLACEMENT_POLICY_FILE).toBeUndefined();
+    }
+    // What the bundles get (copied in after esbuild): the rules as JSON, staged in the assembly's directory.
+    const outdir = Stage.of(stack!)!.outdir;
+    const [staged] = readdirSync(outdir).filter((name) => name.endsWith('.policy.json'));
+    expect(JSON.parse(readFileSync(join(outdir, staged!), 'utf8'))).toEqual({ 'placement:traits:list': '@' });
+  });
+
+  it('fails synth when Lambda could not use it, naming the file and the line', () => {
+    expect(() => synth({ regions: 'us-east-1', policyFile: file('nested.yaml', 'a:\n  b: c\n') })).toThrow(/context policyFile .*nested.yaml: line 2/);
+    expect(() => synth({ regions: 'us-east-1', policyFile: file('undefined-rule.yaml', '"placement:traits:list": "rule:nope"\n') })).toThrow(
+      /context policyFile .*refers to undefined rule "nope"/,
+    );
+    expect(() => synth({ regions: 'us-east-1', policyFile: join(directory, 'absent.yaml') })).toThrow(/context policyFile .*absent.yaml/);
+    expect(() => synth({ regions: 'us-east-1', environment: '{"PLACEMENT_POLICY_FILE": "/etc/policy.yaml"}' })).toThrow(/the stack sets PLACEMENT_POLICY_FILE/);
   });
 });
 
@@ -108,7 +159,8 @@ describe('the functions', () => {
     expect(byFamily('allocations')).toMatchObject({ MemorySize: 2048, Timeout: 20, ReservedConcurrentExecutions: 50 });
     expect(byFamily('traits')).toMatchObject({ MemorySize: 1024, Timeout: 20 });
     expect(byFamily('traits').ReservedConcurrentExecutions).toBeUndefined();
-    expect(byFamily('usages').ReservedConcurrentExecutions).toBe(10);
+    // Nothing reserved unless asked: a new account's low quota would fail the first deploy.
+    expect(byFamily('usages').ReservedConcurrentExecutions).toBeUndefined();
   });
 
   it("write JSON logs without Lambda's per-request START, END and REPORT lines", () => {
@@ -147,12 +199,16 @@ describe('brakes on abusive load', () => {
     expect(() => synth({ regions: 'us-east-1', throttleRateLimit: 0 })).toThrow(/throttleRateLimit/);
   });
 
-  it('reserve concurrency for each function from its share of the load', () => {
-    expect(byDescription(template, 'Placement allocations handler').ReservedConcurrentExecutions).toBe(54);
+  it('reserve no concurrency by default, and with reservedConcurrency=sized each function its share of the load', () => {
+    for (const [, fn] of placementFunctions(template)) expect(fn.Properties.ReservedConcurrentExecutions).toBeUndefined();
+    const {
+      templates: [sized],
+    } = synth({ regions: 'us-east-1', reservedConcurrency: 'sized' });
+    expect(byDescription(sized!, 'Placement allocations handler').ReservedConcurrentExecutions).toBe(54);
     for (const family of HANDLER_FAMILIES.filter((name) => name !== 'allocations')) {
-      expect(byDescription(template, `Placement ${family} handler`).ReservedConcurrentExecutions, family).toBe(10);
+      expect(byDescription(sized!, `Placement ${family} handler`).ReservedConcurrentExecutions, family).toBe(10);
     }
-    expect(byDescription(template, 'Placement X-Auth-Token authorizer').ReservedConcurrentExecutions).toBe(10);
+    expect(byDescription(sized!, 'Placement X-Auth-Token authorizer').ReservedConcurrentExecutions).toBe(10);
   });
 
   it("log every request as one JSON line, kept as long as the functions' logs", () => {
@@ -187,6 +243,9 @@ describe('brakes on abusive load', () => {
     }
     expect(() => synth({ regions: 'us-east-1', environment: '{"PLACEMENT_ALLOW_NOAUTH2_IN_LAMBDA": "true"}' })).toThrow(/the stack sets/);
     expect(() => synth({ regions: 'us-east-1', environment: '{"PLACEMENT_AUTH_STRATEGY": "noauth2"}' })).toThrow(/the stack sets/);
+    // noauth2 reads x-roles and the like besides the token: a cache keyed on the token alone would hand one caller's roles to another.
+    const authorizer = placementFunctions(open).find(([, fn]) => /authorizer/.test(fn.Properties.Description))!;
+    expect(authorizer[1].Properties.Environment.Variables.PLACEMENT_AUTHORIZER_CACHE_SECONDS).toBe('0');
   });
 });
 
@@ -307,7 +366,7 @@ describe('observability and operations', () => {
 describe('the function-URL front door (-c frontDoor=functionUrl)', () => {
   const {
     templates: [door],
-  } = synth({ regions: 'us-east-1', frontDoor: 'functionUrl' });
+  } = synth({ regions: 'us-east-1', frontDoor: 'functionUrl', reservedConcurrency: 'sized' });
   const functions = placementFunctions(door);
   const [routerId, router] = functions.find(([, fn]) => /router/.test(fn.Properties.Description))!;
 

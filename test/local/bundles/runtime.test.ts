@@ -1,0 +1,519 @@
+/**
+ * The bundle runtime (local/bundles/): small hand-written cloud assemblies
+ * show what it promises of Lambda and API Gateway (Lambda's environment on
+ * Node 22, a bundle that needs a package it lacks failing as in Lambda,
+ * timeouts, the authorizer's identity source and cache, route selection);
+ * then the stack itself, synthesized with its real bundles for both front
+ * doors, answers through it.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addPlacementStacks } from '../../../infra/placement-app.js';
+import { readStack } from '../../../local/bundles/cloud-assembly.js';
+import { coldStartTable } from '../../../local/bundles/lambda-function.js';
+import { NODE22, node22 } from '../../../local/bundles/node22.js';
+import { runtimeOptions, startBundleRuntime, type BundleRuntime } from '../../../local/bundles/runtime.js';
+import { startDynamoDbLocal, type DynamoDbLocal } from '../../../local/dynamodb-local.js';
+import { client } from '../../../admin/placement-client.js';
+
+const TABLE = {
+  Type: 'AWS::DynamoDB::Table',
+  Properties: {
+    AttributeDefinitions: [
+      { AttributeName: 'pk', AttributeType: 'S' },
+      { AttributeName: 'sk', AttributeType: 'S' },
+    ],
+    KeySchema: [
+      { AttributeName: 'pk', KeyType: 'HASH' },
+      { AttributeName: 'sk', KeyType: 'RANGE' },
+    ],
+    BillingMode: 'PAY_PER_REQUEST',
+  },
+};
+
+/** A cloud assembly of one stack: the template's resources, and each function's index.mjs. */
+function assembly(resources: Record<string, unknown>, code: Record<string, string>): string {
+  const directory = mkdtempSync(join(tmpdir(), 'assembly-'));
+  for (const [id, source] of Object.entries(code)) {
+    mkdirSync(join(directory, `asset.${id}`));
+    writeFileSync(join(directory, `asset.${id}`, 'index.mjs'), source);
+  }
+  writeFileSync(join(directory, 'Test.template.json'), JSON.stringify({ Resources: { Table: TABLE, ...resources } }));
+  writeFileSync(
+    join(directory, 'manifest.json'),
+    JSON.stringify({
+      artifacts: {
+        Test: { type: 'aws:cloudformation:stack', environment: 'aws://unknown-account/eu-west-1', properties: { templateFile: 'Test.template.json' } },
+      },
+    }),
+  );
+  return directory;
+}
+
+const lambda = (id: string, properties: Record<string, unknown> = {}) => ({
+  Type: 'AWS::Lambda::Function',
+  Properties: { Handler: 'index.handler', Runtime: 'nodejs22.x', MemorySize: 256, Timeout: 3, ...properties },
+  Metadata: { 'aws:asset:path': `asset.${id}` },
+});
+const route = (routeKey: string, integration: string, authorized = false) => ({
+  Type: 'AWS::ApiGatewayV2::Route',
+  Properties: {
+    RouteKey: routeKey,
+    Target: { 'Fn::Join': ['', ['integrations/', { Ref: integration }]] },
+    AuthorizationType: authorized ? 'CUSTOM' : 'NONE',
+    ...(authorized ? { AuthorizerId: { Ref: 'Authorizer' } } : {}),
+  },
+});
+const integration = (fn: string) => ({ Type: 'AWS::ApiGatewayV2::Integration', Properties: { IntegrationUri: { 'Fn::GetAtt': [fn, 'Arn'] } } });
+const reply = (body: string) => `export const handler = async (event, context) => ({ statusCode: 200, body: JSON.stringify(${body}) });`;
+
+let database: DynamoDbLocal;
+let node: string;
+const runtimes: BundleRuntime[] = [];
+// An empty cache: the pinned Node 22 is fetched with npm (from npm's own cache when it has it) and checked, as CI's first run does.
+const cache = mkdtempSync(join(tmpdir(), 'node22-'));
+beforeAll(async () => {
+  process.env.PLACEMENT_NODE22_CACHE = cache;
+  node = node22();
+  database = await startDynamoDbLocal({});
+  process.env.PLACEMENT_DYNAMODB_ENDPOINT = database.endpoint;
+});
+afterAll(async () => {
+  for (const runtime of runtimes) await runtime.stop();
+  delete process.env.PLACEMENT_DYNAMODB_ENDPOINT;
+  delete process.env.PLACEMENT_NODE22_CACHE;
+  await database?.stop();
+  rmSync(cache, { recursive: true, force: true });
+});
+
+it('fetches the pinned Node 22 from the npm registry into its cache, once', () => {
+  expect(node.startsWith(cache)).toBe(true);
+  expect(execFileSync(node, ['--version'], { encoding: 'utf8' }).trim()).toBe(`v${NODE22.version}`);
+  expect(node22()).toBe(node);
+});
+
+it('refuses a Node 22 whose package does not have the pinned integrity', () => {
+  const pinned = NODE22.integrity;
+  const elsewhere = mkdtempSync(join(tmpdir(), 'node22-tampered-'));
+  process.env.PLACEMENT_NODE22_CACHE = elsewhere;
+  NODE22.integrity = 'sha512-not-what-the-registry-has';
+  try {
+    expect(() => node22()).toThrow(/integrity sha512-.* is not the pinned sha512-not-what-the-registry-has/);
+  } finally {
+    NODE22.integrity = pinned;
+    process.env.PLACEMENT_NODE22_CACHE = cache;
+    rmSync(elsewhere, { recursive: true, force: true });
+  }
+});
+
+async function serve(directory: string): Promise<BundleRuntime> {
+  const runtime = await startBundleRuntime({ assembly: directory, port: 0, node, output: () => undefined });
+  runtimes.push(runtime);
+  return runtime;
+}
+
+describe('a function as Lambda runs it', () => {
+  it("sees Lambda's Node 22, its variables, its directory and no node_modules above it", async () => {
+    const runtime = await serve(
+      assembly(
+        {
+          Echo: lambda('Echo', { MemorySize: 512, Environment: { Variables: { TABLE: { Ref: 'Table' }, PLAIN: 'value' } } }),
+          EchoIntegration: integration('Echo'),
+          EchoRoute: route('GET /echo', 'EchoIntegration'),
+        },
+        {
+          Echo: reply(`{
+            version: process.version, cwd: process.cwd(), env: process.env, remaining: context.getRemainingTimeInMillis(),
+            heapMb: (await import('node:v8')).getHeapStatistics().heap_size_limit / 2 ** 20,
+            resolves: (() => { try { return (0, eval)('require')('yaml') && 'yaml'; } catch { try { return import.meta.resolve('vitest'); } catch { return null; } } })(),
+          }`),
+        },
+      ),
+    );
+    const response = await client(runtime.url)('GET', '/echo');
+    expect(response.status).toBe(200);
+    const seen = response.body;
+    expect(seen.version).toBe(`v${NODE22.version}`);
+    expect(seen.env).toMatchObject({
+      TABLE: 'Test-table',
+      PLAIN: 'value',
+      _HANDLER: 'index.handler',
+      AWS_REGION: 'eu-west-1',
+      AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
+      AWS_LAMBDA_FUNCTION_NAME: 'Test-Echo',
+      AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '512',
+      LAMBDA_TASK_ROOT: seen.cwd,
+      TZ: ':UTC',
+      PLACEMENT_DYNAMODB_ENDPOINT: database.endpoint,
+    });
+    // Nothing of this machine's environment leaks in.
+    expect(seen.env.HOME).toBeUndefined();
+    expect(seen.env.VITEST).toBeUndefined();
+    expect(seen.remaining).toBeGreaterThan(2000);
+    expect(seen.remaining).toBeLessThanOrEqual(3000);
+    // V8's heap sized for 512 MB as Lambda sizes it, not for this machine's 24 GB.
+    expect(Math.abs(seen.heapMb - 512) / 512).toBeLessThan(0.15);
+    expect(seen.resolves).toBeNull();
+  });
+
+  it('keeps an instance warm between requests and measures each cold start', async () => {
+    const runtime = await serve(
+      assembly(
+        { Count: lambda('Count'), CountIntegration: integration('Count'), CountRoute: route('GET /count', 'CountIntegration') },
+        {
+          Count: `let calls = 0; const loadedAt = Date.now();
+            export const handler = async (event) => {
+              calls++;
+              if (event.rawQueryString === 'slow') await new Promise((resolve) => setTimeout(resolve, 500));
+              return { statusCode: 200, body: JSON.stringify({ calls, loadedAt }) };
+            };`,
+        },
+      ),
+    );
+    const call = client(runtime.url);
+    const first = (await call('GET', '/count')).body;
+    const second = (await call('GET', '/count')).body;
+    expect(second).toEqual({ calls: 2, loadedAt: first.loadedAt });
+    // Two at once: the busy instance is not shared, a second one starts cold.
+    const both = await Promise.all([call('GET', '/count?slow'), call('GET', '/count?slow')]);
+    expect(both.map((response) => response.body.calls).sort()).toEqual([1, 3]);
+    const starts = runtime.coldStarts();
+    expect(starts).toHaveLength(2);
+    expect(coldStartTable(starts)).toMatch(/^\| function \| cold starts .*\n\|---.*\n\| Test-Count \| 2 \| \d+ \| \d+ \|$/);
+    for (const start of starts) {
+      expect(start.function).toBe('Test-Count');
+      expect(start.initMs).toBeGreaterThan(0);
+      expect(start.firstInvocationMs).toBeGreaterThanOrEqual(0);
+    }
+  });
+
+  it('fails as Lambda does: a bundle that imports what it lacks, a handler that throws or outlasts its timeout', async () => {
+    const runtime = await serve(
+      assembly(
+        {
+          Lacking: lambda('Lacking'),
+          Throwing: lambda('Throwing'),
+          Slow: lambda('Slow', { Timeout: 1 }),
+          LackingIntegration: integration('Lacking'),
+          ThrowingIntegration: integration('Throwing'),
+          SlowIntegration: integration('Slow'),
+          LackingRoute: route('GET /lacking', 'LackingIntegration'),
+          ThrowingRoute: route('GET /throwing', 'ThrowingIntegration'),
+          SlowRoute: route('GET /slow', 'SlowIntegration'),
+        },
+        {
+          // The project's node_modules hold yaml; /var/task does not.
+          Lacking: `import 'yaml'; export const handler = async () => ({ statusCode: 200 });`,
+          Throwing: `export const handler = async () => { throw new Error('boom'); };`,
+          Slow: `export const handler = () => new Promise(() => undefined);`,
+        },
+      ),
+    );
+    const call = client(runtime.url);
+    for (const path of ['/lacking', '/throwing', '/slow']) {
+      const response = await call('GET', path);
+      expect(response.status, path).toBe(500);
+      expect(response.body, path).toEqual({ message: 'Internal Server Error' });
+    }
+    expect((await runtime.invoke('Lacking', {})).ok).toBe(false);
+    expect(await runtime.invoke('Slow', {})).toMatchObject({ ok: false, phase: 'timeout', errorMessage: 'Task timed out after 1.00 seconds' });
+  });
+});
+
+describe('a function URL as the template wires it', () => {
+  it("hands the function the URL's event, and answers 502 when it fails", async () => {
+    const runtime = await serve(
+      assembly(
+        {
+          Router: lambda('Router'),
+          Url: { Type: 'AWS::Lambda::Url', Properties: { AuthType: 'NONE', TargetFunctionArn: { 'Fn::GetAtt': ['Router', 'Arn'] } } },
+        },
+        {
+          Router: `export const handler = async (event) => {
+            if (event.rawPath === '/fail') throw new Error('boom');
+            return { statusCode: 200, body: JSON.stringify({ routeKey: event.routeKey, path: event.rawPath, query: event.rawQueryString, params: event.pathParameters ?? null, proto: event.headers['x-forwarded-proto'] }) };
+          };`,
+        },
+      ),
+    );
+    const call = client(runtime.url);
+    expect((await call('GET', '/resource_providers/x?in_tree=y')).body).toEqual({
+      routeKey: '$default',
+      path: '/resource_providers/x',
+      query: 'in_tree=y',
+      params: null,
+      proto: 'http',
+    });
+    expect((await call('GET', '/fail')).status).toBe(502);
+  });
+});
+
+describe('a template the runtime cannot serve as AWS would', () => {
+  const stack = (resources: Record<string, unknown>) => () => readStack(assembly(resources, {}), 'Test', { tableName: 'table', accountId: '000000000000' });
+
+  it('is refused with the reason, naming the resource', () => {
+    expect(stack({ Fn: lambda('Fn', { Environment: { Variables: { X: { 'Fn::ImportValue': 'elsewhere' } } } }) })).toThrow(
+      /Fn's X is \{"Fn::ImportValue":"elsewhere"\}, which the bundle runtime cannot resolve/,
+    );
+    expect(stack({ Integration: integration('Nowhere') })).toThrow(/Integration's IntegrationUri names no bundled function/);
+    expect(stack({ Fn: lambda('Fn'), Route: route('GET /x', 'Missing') })).toThrow(/route Route has no Lambda integration/);
+    expect(stack({ Fn: lambda('Fn'), I: integration('Fn'), Route: route('GET /x', 'I', true) })).toThrow(/asks for an authorizer the API lacks/);
+    expect(() => readStack(assembly({}, {}), 'Other', { tableName: 'table', accountId: '0' })).toThrow(/no stack Other \(stacks: Test\)/);
+    expect(stack({ Second: TABLE })).toThrow(/expected one DynamoDB table/);
+    const authorizer = (properties: Record<string, unknown>) => ({
+      Type: 'AWS::ApiGatewayV2::Authorizer',
+      Properties: { AuthorizerType: 'REQUEST', AuthorizerPayloadFormatVersion: '2.0', AuthorizerUri: { 'Fn::GetAtt': ['Fn', 'Arn'] }, ...properties },
+    });
+    expect(stack({ Fn: lambda('Fn'), A: authorizer({ AuthorizerType: 'JWT' }) })).toThrow(/A is not a REQUEST authorizer of payload 2.0/);
+    expect(stack({ Fn: lambda('Fn'), A: authorizer({}), B: authorizer({}) })).toThrow(/more than one authorizer/);
+  });
+
+  it('resolves what CloudFormation would: the table, a secret, a function ARN, the region and account', () => {
+    const { functions } = stack({
+      Secret: { Type: 'AWS::SecretsManager::Secret' },
+      Other: lambda('Other'),
+      Fn: lambda('Fn', {
+        Environment: {
+          Variables: {
+            TABLE: { Ref: 'Table' },
+            SECRET: { Ref: 'Secret' },
+            TARGET: { 'Fn::GetAtt': ['Other', 'Arn'] },
+            REGION: { Ref: 'AWS::Region' },
+            ACCOUNT: { Ref: 'AWS::AccountId' },
+            NUMBER: 7,
+          },
+        },
+      }),
+    })();
+    expect(functions.get('Fn')!.environment).toEqual({
+      TABLE: 'table',
+      SECRET: 'arn:aws:secretsmanager:eu-west-1:000000000000:secret:Secret',
+      TARGET: 'arn:aws:lambda:eu-west-1:000000000000:function:Other',
+      REGION: 'eu-west-1',
+      ACCOUNT: '000000000000',
+      NUMBER: '7',
+    });
+  });
+});
+
+describe('answers that are not the usual', () => {
+  it('passes a result without a status code as a 200 JSON body; a crash, an init failure and a broken authorizer are 500s', async () => {
+    const runtime = await serve(
+      assembly(
+        {
+          Plain: lambda('Plain'),
+          Exit: lambda('Exit'),
+          NotAFunction: lambda('NotAFunction'),
+          Auth: lambda('Auth'),
+          PlainIntegration: integration('Plain'),
+          ExitIntegration: integration('Exit'),
+          NotAFunctionIntegration: integration('NotAFunction'),
+          PlainRoute: route('GET /plain', 'PlainIntegration'),
+          ExitRoute: route('GET /exit', 'ExitIntegration'),
+          NotAFunctionRoute: route('GET /not-a-function', 'NotAFunctionIntegration'),
+          GuardedRoute: route('GET /guarded', 'PlainIntegration', true),
+          Authorizer: {
+            Type: 'AWS::ApiGatewayV2::Authorizer',
+            Properties: {
+              AuthorizerType: 'REQUEST',
+              AuthorizerPayloadFormatVersion: '2.0',
+              AuthorizerUri: { 'Fn::GetAtt': ['Auth', 'Arn'] },
+              IdentitySource: [],
+              AuthorizerResultTtlInSeconds: 0,
+              EnableSimpleResponses: true,
+            },
+          },
+        },
+        {
+          Plain: `export const handler = async () => ({ hello: 'world' });`,
+          Exit: `export const handler = async () => process.exit(3);`,
+          NotAFunction: `export const handler = 42;`,
+          Auth: `export const handler = async (event) => {
+            if (event.headers['x-auth-token'] === 'throw') throw new Error('no');
+            return event.headers['x-auth-token'] === 'odd' ? { context: {} } : { isAuthorized: true, context: {} };
+          };`,
+        },
+      ),
+    );
+    const call = client(runtime.url);
+    const plain = await call('GET', '/plain');
+    expect([plain.status, plain.headers.get('content-type'), plain.body]).toEqual([200, 'application/json', { hello: 'world' }]);
+    expect((await call('GET', '/exit')).status).toBe(500);
+    expect(await runtime.invoke('Exit', {})).toMatchObject({ ok: false, phase: 'crash' });
+    expect((await call('GET', '/not-a-function')).status).toBe(500);
+    expect(await runtime.invoke('NotAFunction', {})).toMatchObject({ ok: false, phase: 'init', errorMessage: 'index.handler is not a function' });
+    // No identity source: every request reaches the authorizer, uncached.
+    expect((await client(runtime.url, { token: 'fine' })('GET', '/guarded')).status).toBe(200);
+    expect((await client(runtime.url, { token: 'throw' })('GET', '/guarded')).status).toBe(500);
+    expect((await client(runtime.url, { token: 'odd' })('GET', '/guarded')).status).toBe(500);
+  });
+});
+
+describe("CloudFormation's defaults and API Gateway's other route keys", () => {
+  it('reads a function without memory, timeout or logging settings as Lambda defaults them', () => {
+    const spec = readStack(assembly({ Bare: { ...lambda('Bare'), Properties: { Handler: 'index.handler', Runtime: 'nodejs22.x' } } }, {}), 'Test', {
+      tableName: 'table',
+      accountId: '0',
+    }).functions.get('Bare')!;
+    expect(spec).toMatchObject({ memoryMb: 128, timeoutSeconds: 3, environment: {}, logFormat: undefined, applicationLogLevel: undefined });
+  });
+
+  it('takes ANY and greedy routes, answers 404 itself without a $default route, and refuses an assembly of several stacks unless one is named', async () => {
+    const directory = assembly(
+      {
+        Echo: lambda('Echo'),
+        EchoIntegration: integration('Echo'),
+        AnyRoute: route('ANY /any', 'EchoIntegration'),
+        GreedyRoute: route('GET /files/{path+}', 'EchoIntegration'),
+      },
+      { Echo: reply(`{ route: event.routeKey, params: event.pathParameters ?? null }`) },
+    );
+    const runtime = await serve(directory);
+    const call = client(runtime.url);
+    expect((await call('DELETE', '/any')).body).toEqual({ route: 'ANY /any', params: null });
+    expect((await call('GET', '/files/a/b/c')).body).toEqual({ route: 'GET /files/{path+}', params: { path: 'a/b/c' } });
+    const missing = await call('GET', '/nowhere');
+    expect([missing.status, missing.body]).toEqual([404, { message: 'Not Found' }]);
+    const manifest = JSON.parse(readFileSync(join(directory, 'manifest.json'), 'utf8'));
+    manifest.artifacts.Again = manifest.artifacts.Test;
+    writeFileSync(join(directory, 'manifest.json'), JSON.stringify(manifest));
+    await expect(startBundleRuntime({ assembly: directory, port: 0, node })).rejects.toThrow(/holds 2 stacks \(Test, Again\): name one/);
+  });
+});
+
+describe('npm run serve:bundles', () => {
+  it('reads the assembly, stack, port, variables and instance cap from its arguments', () => {
+    expect(runtimeOptions(['--assembly', 'out', '--stack', 'S', '--port', '30999', '--env', 'A=1', '--env', 'B=x=y', '--max-instances', '2'])).toEqual({
+      assembly: 'out',
+      stack: 'S',
+      port: 30999,
+      overrides: { A: '1', B: 'x=y' },
+      maxInstances: 2,
+    });
+    expect(runtimeOptions([])).toMatchObject({ assembly: 'cdk.out', stack: undefined, overrides: {}, maxInstances: 4 });
+    expect(() => runtimeOptions(['--env', 'nothing'])).toThrow(/--env nothing: expected NAME=VALUE/);
+  });
+});
+
+describe('instances at the cap, and an init that outlasts its limit', () => {
+  it('makes a request wait for a free instance once the cap is reached, and passes a string result on as its body', async () => {
+    const directory = assembly(
+      { Slow: lambda('Slow'), SlowIntegration: integration('Slow'), SlowRoute: route('GET /slow', 'SlowIntegration') },
+      { Slow: `export const handler = async () => { await new Promise((resolve) => setTimeout(resolve, 300)); return 'done'; };` },
+    );
+    const runtime = await startBundleRuntime({ assembly: directory, port: 0, node, maxInstances: 1, output: () => undefined });
+    runtimes.push(runtime);
+    const call = client(runtime.url);
+    const answers = await Promise.all([call('GET', '/slow'), call('GET', '/slow')]);
+    expect(answers.map((answer) => [answer.status, answer.text])).toEqual([
+      [200, 'done'],
+      [200, 'done'],
+    ]);
+    // One instance served both, one after the other.
+    expect(runtime.coldStarts()).toHaveLength(1);
+  });
+
+  it('fails an invocation whose instance exits while its module loads', async () => {
+    const runtime = await serve(assembly({ Quit: lambda('Quit') }, { Quit: `process.exit(1);` }));
+    expect(await runtime.invoke('Quit', {})).toMatchObject({ ok: false, phase: 'init', errorType: 'Runtime.ExitError' });
+  });
+
+  it("fails an invocation whose instance's init takes longer than Lambda's 10 s", async () => {
+    const runtime = await serve(assembly({ Stuck: lambda('Stuck') }, { Stuck: `await new Promise(() => setInterval(() => undefined, 1000));` }));
+    expect(await runtime.invoke('Stuck', {})).toMatchObject({ ok: false, phase: 'init', errorType: 'Runtime.InitTimeout' });
+  });
+});
+
+describe('the HTTP API as the template wires it', () => {
+  let runtime: BundleRuntime;
+  beforeAll(async () => {
+    runtime = await serve(
+      assembly(
+        {
+          Specific: lambda('Specific'),
+          Variable: lambda('Variable'),
+          Fallback: lambda('Fallback'),
+          Auth: lambda('Auth'),
+          SpecificIntegration: integration('Specific'),
+          VariableIntegration: integration('Variable'),
+          FallbackIntegration: integration('Fallback'),
+          SpecificRoute: route('GET /things/special', 'SpecificIntegration', true),
+          VariableRoute: route('GET /things/{name}', 'VariableIntegration', true),
+          DefaultRoute: route('$default', 'FallbackIntegration'),
+          Authorizer: {
+            Type: 'AWS::ApiGatewayV2::Authorizer',
+            Properties: {
+              AuthorizerType: 'REQUEST',
+              AuthorizerPayloadFormatVersion: '2.0',
+              AuthorizerUri: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':apigateway:', { 'Fn::GetAtt': ['Auth', 'Arn'] }, '/invocations']] },
+              IdentitySource: ['$request.header.X-Auth-Token'],
+              AuthorizerResultTtlInSeconds: 60,
+              EnableSimpleResponses: true,
+            },
+          },
+        },
+        {
+          Specific: reply(`{ route: event.routeKey, who: event.requestContext.authorizer.lambda.who }`),
+          Variable: reply(`{ route: event.routeKey, name: event.pathParameters.name }`),
+          Fallback: reply(`{ route: event.routeKey }`),
+          Auth: `let asked = 0; export const handler = async (event) => ({ isAuthorized: event.headers['x-auth-token'] !== 'no', context: { who: event.headers['x-auth-token'], asked: ++asked } });`,
+        },
+      ),
+    );
+  });
+
+  it('selects the most specific route, decodes path parameters and sends the rest to $default', async () => {
+    const call = client(runtime.url, { token: 'alice' });
+    expect((await call('GET', '/things/special')).body).toEqual({ route: 'GET /things/special', who: 'alice' });
+    expect((await call('GET', '/things/a%20b')).body).toEqual({ route: 'GET /things/{name}', name: 'a b' });
+    expect((await call('GET', '/elsewhere')).body).toEqual({ route: '$default' });
+    expect((await call('POST', '/things/special')).body).toEqual({ route: '$default' });
+  });
+
+  it('answers for the authorizer as API Gateway does: 401 without the identity source, 403 for its no, its answer cached per token', async () => {
+    const anonymous = await client(runtime.url)('GET', '/things/special');
+    expect([anonymous.status, anonymous.body]).toEqual([401, { message: 'Unauthorized' }]);
+    const refused = await client(runtime.url, { token: 'no' })('GET', '/things/special');
+    expect([refused.status, refused.body]).toEqual([403, { message: 'Forbidden' }]);
+    const bob = client(runtime.url, { token: 'bob' });
+    await bob('GET', '/things/special');
+    await bob('GET', '/things/x');
+    // The authorizer was asked about bob once: the second request was answered from the cache.
+    const asked = await runtime.invoke('Auth', { headers: { 'x-auth-token': 'carol' } });
+    expect(asked).toMatchObject({ ok: true });
+    const before = (asked as { result: { context: { asked: number } } }).result.context.asked;
+    await bob('GET', '/things/y');
+    const after = (await runtime.invoke('Auth', { headers: { 'x-auth-token': 'carol' } })) as { result: { context: { asked: number } } };
+    expect(after.result.context.asked).toBe(before + 1);
+  });
+});
+
+describe.each(['httpApi', 'functionUrl'])('the stack synthesized with its bundles (frontDoor=%s)', (frontDoor) => {
+  let runtime: BundleRuntime;
+  beforeAll(async () => {
+    const outdir = mkdtempSync(join(tmpdir(), `cdk-${frontDoor}-`));
+    // As `cdk synth` does: the asset metadata says where each function's bundle is. A stage per door: the database is shared.
+    const context = { 'aws:cdk:enable-asset-metadata': true, regions: 'us-east-1', stage: `test-${frontDoor}`, auth: 'noauth2', frontDoor };
+    const app = new App({ outdir, context });
+    addPlacementStacks(app);
+    app.synth();
+    runtime = await serve(outdir);
+  });
+
+  it('serves Placement from the bundles: the catalogs seeded at deploy, a provider written and read, 401 and 404 as upstream', async () => {
+    expect(runtime.stack.frontDoor.kind).toBe(frontDoor);
+    const admin = client(runtime.url, { token: 'admin', version: 'latest' });
+    expect((await admin('GET', '/')).body.versions[0].max_version).toBe('1.39');
+    expect((await admin('GET', '/resource_classes/VCPU')).status).toBe(200);
+    const uuid = '6a5bb6d1-3f6a-4e36-9a9c-3f1b1c1e3a52';
+    expect((await admin('POST', '/resource_providers', { uuid, name: 'bundled' })).status).toBe(200);
+    expect((await admin('GET', `/resource_providers/${uuid}`)).body).toMatchObject({ uuid, name: 'bundled', generation: 0 });
+    expect((await client(runtime.url)('GET', '/resource_providers')).status).toBe(401);
+    expect((await admin('GET', '/nowhere')).status).toBe(404);
+    expect(runtime.coldStarts().length).toBeGreaterThan(0);
+  });
+});
