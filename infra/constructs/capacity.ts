@@ -10,15 +10,14 @@
 import { Duration } from 'aws-cdk-lib';
 import { GraphWidget, LogQueryVisualizationType, LogQueryWidget, MathExpression, type Dashboard } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
-import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import type { Rule } from 'aws-cdk-lib/aws-events';
 import { Construct } from 'constructs';
 import { CAPACITY_DIMENSIONS, FULLEST_RECORD } from '../../functions/capacity-metrics.js';
 import { METRICS_NAMESPACE } from '../../shared/http/middleware/metrics.js';
 import { CAPACITY_METRICS_ENTRY } from '../bundling.js';
 import type { SystemLogLevel } from '../settings.js';
-import { PlacementFunction } from './functions.js';
-import { grantTableAccess } from './table.js';
+import type { PlacementFunction } from './functions.js';
+import { scheduledFunction } from './scheduled-function.js';
 
 export interface CapacityMetricsProps {
   table: ITable;
@@ -42,21 +41,14 @@ export class CapacityMetrics extends Construct {
 
   constructor(scope: Construct, id: string, props: CapacityMetricsProps) {
     super(scope, id);
-    this.function = new PlacementFunction(this, 'Function', {
+    ({ function: this.function, schedule: this.schedule } = scheduledFunction(this, {
+      ...props,
       entry: CAPACITY_METRICS_ENTRY,
       description: 'Placement capacity metrics: per resource class capacity, used, reserved, free, providers with free capacity',
       settings: FUNCTION_SETTINGS,
-      environment: { PLACEMENT_TABLE_NAME: props.table.tableName, PLACEMENT_STAGE: props.stage },
-      logRetentionDays: props.logRetentionDays,
-      systemLogLevel: props.systemLogLevel,
-    });
-    grantTableAccess(props.table, this.function, 'read');
-    // A missed run is made up by the next one: no retries, which would only publish stale figures late.
-    this.schedule = new Rule(this, 'Schedule', {
-      description: `Placement capacity metrics every ${props.everyMinutes} minutes`,
-      schedule: Schedule.rate(Duration.minutes(props.everyMinutes)),
-      targets: [new LambdaFunction(this.function, { retryAttempts: 0 })],
-    });
+      access: 'read',
+      scheduleDescription: `Placement capacity metrics every ${props.everyMinutes} minutes`,
+    }));
 
     const period = Duration.minutes(Math.max(5, props.everyMinutes));
     const perClass = (metricName: string, label: string) =>
