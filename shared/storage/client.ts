@@ -13,15 +13,8 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isServerError, isThrottlingError, isTransientError } from '@smithy/core/retry';
 import { config } from '../config.js';
+import { DependencyUnavailable } from './errors.js';
 import { ItemTooLarge } from './items/fields.js';
-
-/** DynamoDB is throttling, failing or out of reach, and stayed so through the retries. */
-export class DependencyUnavailable extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'DependencyUnavailable';
-  }
-}
 
 type SdkError = Parameters<typeof isThrottlingError>[0];
 

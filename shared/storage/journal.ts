@@ -24,11 +24,12 @@ import {
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.js';
-import { DependencyUnavailable, dynamo, tableName } from './client.js';
+import { dynamo, tableName } from './client.js';
 import { recordConsumedCapacity, RETURN_CONSUMED_CAPACITY } from './consumed-capacity.js';
 import { untilAllProcessed } from './retry.js';
 import { usedPlaceholders } from './expression.js';
-import { ConcurrentUpdate, type Write, type WriteAction } from './write.js';
+import { ConcurrentUpdate, DependencyUnavailable } from './errors.js';
+import type { Write, WriteAction } from './write.js';
 import { TYPE_ATTRIBUTE, type Item, type Key } from './items/fields.js';
 import { PROVIDER_SK } from './items/provider.js';
 import {

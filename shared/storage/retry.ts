@@ -7,7 +7,7 @@
  * (untilAllProcessed). Both wait before each retry the same way.
  */
 import { config } from '../config.js';
-import { DependencyUnavailable } from './client.js';
+import { DependencyUnavailable } from './errors.js';
 
 export interface RetryPolicy {
   /** Retries after the first try. */

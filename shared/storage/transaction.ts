@@ -11,11 +11,12 @@
 import { randomUUID } from 'node:crypto';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { DependencyUnavailable, dynamo } from './client.js';
+import { dynamo } from './client.js';
 import { recordConsumedCapacity, RETURN_CONSUMED_CAPACITY } from './consumed-capacity.js';
 import { commitInSteps, guarded, rawFenceOf, settleFence, targetOf } from './journal.js';
 import { pauseBeforeRetry, retryPolicy } from './retry.js';
-import { ConcurrentUpdate, type Write } from './write.js';
+import { ConcurrentUpdate, DependencyUnavailable } from './errors.js';
+import type { Write } from './write.js';
 import { ItemTooLarge } from './items/fields.js';
 
 /** DynamoDB's limit on the actions of one transaction: a plan with more is committed in steps. */

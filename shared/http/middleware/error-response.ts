@@ -7,9 +7,8 @@
  */
 import { ErrorCode, HttpError, serviceUnavailable } from '../../api/errors.js';
 import { dumpPythonJson } from '../../api/python-json.js';
-import { DependencyUnavailable } from '../../storage/client.js';
 import { ItemTooLarge } from '../../storage/items/fields.js';
-import { ConcurrentUpdate } from '../../storage/write.js';
+import { ConcurrentUpdate, DependencyUnavailable } from '../../storage/errors.js';
 import { logger } from '../logger.js';
 import type { LambdaRequest, PlacementMiddleware } from '../types.js';
 import { versionHeaders } from './microversion.js';

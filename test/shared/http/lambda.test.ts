@@ -2,7 +2,7 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { operations as traits } from '../../../functions/traits.js';
 import { lambdaHandler } from '../../../shared/http/lambda.js';
-import { DependencyUnavailable } from '../../../shared/storage/client.js';
+import { DependencyUnavailable } from '../../../shared/storage/errors.js';
 
 const event = {
   version: '2.0',

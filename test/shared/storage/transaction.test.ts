@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { getProvider, providerChangeWrites } from '../../../shared/storage/providers.js';
 import { commit } from '../../../shared/storage/transaction.js';
-import { ConcurrentUpdate } from '../../../shared/storage/write.js';
+import { ConcurrentUpdate } from '../../../shared/storage/errors.js';
 import { useLocalService } from '../../support/local-service.js';
 
 const CLIENTS = 32;

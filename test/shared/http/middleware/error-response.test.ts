@@ -2,9 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { badRequest, HttpError } from '../../../../shared/api/errors.js';
 import { Microversion } from '../../../../shared/api/microversion.js';
 import { errorResponse } from '../../../../shared/http/middleware/error-response.js';
-import { DependencyUnavailable } from '../../../../shared/storage/client.js';
 import { ItemTooLarge } from '../../../../shared/storage/items/fields.js';
-import { ConcurrentUpdate } from '../../../../shared/storage/write.js';
+import { ConcurrentUpdate, DependencyUnavailable } from '../../../../shared/storage/errors.js';
 import { lambdaRequest, type EventShape } from '../../../support/lambda-request.js';
 
 async function responseTo(error: unknown, { version, ...shape }: EventShape & { version?: string } = {}) {

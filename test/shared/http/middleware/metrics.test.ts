@@ -10,7 +10,7 @@ import { lambdaHandler } from '../../../../shared/http/lambda.js';
 import { operations as traitsOperations } from '../../../../functions/traits.js';
 import type { PlacementContext } from '../../../../shared/http/types.js';
 import { recordConsumedCapacity, takeConsumedCapacity } from '../../../../shared/storage/consumed-capacity.js';
-import { ConcurrentUpdate } from '../../../../shared/storage/write.js';
+import { ConcurrentUpdate } from '../../../../shared/storage/errors.js';
 
 function event(method: string, path: string, headers: Record<string, string> = {}): APIGatewayProxyEventV2 {
   return {
