@@ -138,13 +138,13 @@ function lambdaContext(name: string): Context {
   };
 }
 
-/** Runs our authorizer like API Gateway does and puts its context where API Gateway puts it. */
-async function authorize(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyEventV2> {
-  const { context } = await authorizer({
+/** The event API Gateway sends a REQUEST authorizer (payload 2.0, simple responses) for a request. */
+export function authorizerEvent(event: APIGatewayProxyEventV2, identitySource: string[]) {
+  return {
     version: '2.0',
-    type: 'REQUEST',
+    type: 'REQUEST' as const,
     routeArn: `arn:aws:execute-api:local:000000000000:local/$default/${event.routeKey.replace(' ', '')}`,
-    identitySource: [],
+    identitySource,
     routeKey: event.routeKey,
     rawPath: event.rawPath,
     rawQueryString: event.rawQueryString,
@@ -152,7 +152,12 @@ async function authorize(event: APIGatewayProxyEventV2): Promise<APIGatewayProxy
     headers: event.headers,
     pathParameters: event.pathParameters,
     requestContext: event.requestContext,
-  });
+  };
+}
+
+/** Runs our authorizer like API Gateway does and puts its context where API Gateway puts it. */
+async function authorize(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyEventV2> {
+  const { context } = await authorizer(authorizerEvent(event, []));
   return { ...event, requestContext: { ...event.requestContext, authorizer: { lambda: context } } } as APIGatewayProxyEventV2;
 }
 

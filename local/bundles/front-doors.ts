@@ -13,7 +13,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { toEvent, type Dispatch, type HttpRequest, type SelectedRoute } from '../api-gateway-adapter.js';
+import { authorizerEvent, toEvent, type Dispatch, type HttpRequest, type SelectedRoute } from '../api-gateway-adapter.js';
 import type { Authorizer, HttpRoute } from './cloud-assembly.js';
 import type { Invocation } from './lambda-function.js';
 
@@ -106,19 +106,7 @@ export function httpApiDispatch(routes: HttpRoute[], authorizer: Authorizer | un
     const key = JSON.stringify(identity);
     const cached = cacheTtlSeconds > 0 && identity.length > 0 ? cache.get(key) : undefined;
     if (cached !== undefined && cached.expires > Date.now()) return { context: cached.context };
-    const invocation = await invoke(functionId, {
-      version: '2.0',
-      type: 'REQUEST',
-      routeArn: `arn:aws:execute-api:local:000000000000:local/$default/${event.routeKey.replace(' ', '')}`,
-      identitySource: identity,
-      routeKey: event.routeKey,
-      rawPath: event.rawPath,
-      rawQueryString: event.rawQueryString,
-      cookies: [],
-      headers: event.headers,
-      pathParameters: event.pathParameters,
-      requestContext: event.requestContext,
-    });
+    const invocation = await invoke(functionId, authorizerEvent(event, identity as string[]));
     if (!invocation.ok) return { answer: gatewayAnswer(500, 'Internal Server Error') };
     const result = invocation.result as { isAuthorized?: unknown; context?: unknown } | null;
     if (typeof result?.isAuthorized !== 'boolean') return { answer: gatewayAnswer(500, 'Internal Server Error') };
