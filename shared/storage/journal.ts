@@ -62,7 +62,6 @@ const TOMBSTONE_SECONDS = 24 * 3600;
 const RESOLVE_ROUNDS = 5;
 
 const isConditionFailure = (error: unknown): error is ConditionalCheckFailedException => error instanceof ConditionalCheckFailedException;
-const keyText = (key: Key) => `${key.pk}\n${key.sk}`;
 const keyOf = (item: Item): Key => ({ pk: item.pk as string, sk: item.sk as string });
 
 /** The change holding an item (as the document client reads it), if any. */
@@ -470,46 +469,41 @@ export async function settleFence(id: string, target: Key): Promise<void> {
 }
 
 /**
- * The items of one read with their fences resolved, in their order: an item
- * a pending change holds reads as before the change (a placeholder: no
- * item); an item of a committed or aborted change is settled and read again
- * with `reread` (strongly consistent), and so is an item whose change is
- * gone. The heads are read after the items, once per change, so every item
- * of one change resolves the same way.
+ * The items of one read with their fences resolved: each as before every
+ * change it meets, or as after it, never a mix. An item a pending change
+ * holds reads as before the change (a placeholder: no item). A committed or
+ * aborted change (or one whose head is gone) is settled for the items seen,
+ * and then the whole read is done again with `redo` (strongly consistent):
+ * the same read may hold items of that change that were not fenced yet when
+ * it ran (fencing precedes the commit point), which read as before while the
+ * fenced ones would read as after. Read again after the commit point, every
+ * target of the change is fenced or applied. The heads are read after the
+ * items, so a change pending then was pending while the items were read.
  */
-export async function resolveFences(items: Item[], reread: (keys: Key[]) => Promise<Item[]>): Promise<Item[]> {
-  let result: (Item | undefined)[] = items;
+export async function resolveFences(items: Item[], redo: () => Promise<Item[]>): Promise<Item[]> {
+  let current = items;
   for (let round = 0; round < RESOLVE_ROUNDS; round++) {
     const fenced = new Map<string, Key[]>();
-    for (const item of result) {
-      const id = item && fenceOf(item);
-      if (id !== undefined) fenced.set(id, [...(fenced.get(id) ?? []), keyOf(item!)]);
+    for (const item of current) {
+      const id = fenceOf(item);
+      if (id !== undefined) fenced.set(id, [...(fenced.get(id) ?? []), keyOf(item)]);
     }
-    if (fenced.size === 0) return result.filter((item) => item !== undefined);
+    if (fenced.size === 0) return current;
     const heads = await readHeads([...fenced.keys()]);
-    const again: Key[] = [];
-    await Promise.all(
-      [...fenced].map(async ([id, targets]) => {
-        const head = heads.get(id);
-        if (head?.state === 'pending') return;
-        await settle(id, head, targets, { abortExpired: false });
-        again.push(...targets);
-      }),
-    );
-    const fresh = new Map((again.length > 0 ? await reread(again) : []).map((item) => [keyText(keyOf(item)), item]));
-    const rereadKeys = new Set(again.map(keyText));
-    result = result.map((item) => {
-      const id = item && fenceOf(item);
-      if (item === undefined || id === undefined) return item;
-      const key = keyText(keyOf(item));
-      if (rereadKeys.has(key)) return fresh.get(key);
-      // Pending: the state before the change, which fencing left untouched; a placeholder stands for no item.
-      if (item[TYPE_ATTRIBUTE] === undefined) return undefined;
-      const { [FENCE_ATTRIBUTE]: _fence, ...before } = item;
-      return before;
-    });
+    const settled = [...fenced].filter(([id]) => heads.get(id)?.state !== 'pending');
+    if (settled.length === 0) return current.flatMap(beforeFence);
+    await Promise.all(settled.map(([id, targets]) => settle(id, heads.get(id), targets, { abortExpired: false })));
+    current = await redo();
   }
   throw new DependencyUnavailable('Items stayed held by changes in progress through every read.');
+}
+
+/** An item a pending change holds, as it was before the change: fencing left it untouched; a placeholder stands for no item. */
+function beforeFence(item: Item): Item[] {
+  if (fenceOf(item) === undefined) return [item];
+  if (item[TYPE_ATTRIBUTE] === undefined) return [];
+  const { [FENCE_ATTRIBUTE]: _fence, ...before } = item;
+  return [before];
 }
 
 /** Renews the writer's lease when half of it has passed; a change aborted meanwhile is a ConcurrentUpdate. */

@@ -49,9 +49,8 @@ async function getRaw(key: Key, consistent: boolean): Promise<Item | undefined> 
 
 /** One item, strongly consistent unless `consistent` is false (then at half the read units). */
 export async function getItem(key: Key, { consistent = true }: { consistent?: boolean } = {}): Promise<Item | undefined> {
-  const item = await getRaw(key, consistent);
-  if (item === undefined) return undefined;
-  const [resolved] = await resolveFences([item], (keys) => batchGetRaw(keys, { consistent: true }));
+  const asList = (item: Item | undefined) => (item === undefined ? [] : [item]);
+  const [resolved] = await resolveFences(asList(await getRaw(key, consistent)), async () => asList(await getRaw(key, true)));
   return resolved;
 }
 
@@ -83,7 +82,7 @@ async function batchGetRaw(keys: Key[], { projection, consistent = true }: Batch
 /** Reads of many keys, 100 a request; keys DynamoDB leaves unprocessed are asked for again, with the retry policy's backoff. */
 export async function batchGet(keys: Key[], options: BatchGetOptions = {}): Promise<Item[]> {
   const items = await batchGetRaw(keys, options);
-  return resolveFences(items, (fenced) => batchGetRaw(fenced, { projection: options.projection, consistent: true }));
+  return resolveFences(items, () => batchGetRaw(keys, { ...options, consistent: true }));
 }
 
 export interface QueryPage {
@@ -94,23 +93,48 @@ export interface QueryPage {
   next: Item | undefined;
 }
 
-/** One page of a query on the table or one of its indexes. */
+/**
+ * One page of a query on the table or one of its indexes. Fences met are
+ * resolved by querying the page again, strongly consistent, on the table; an
+ * index cannot be read so, and its page is read again by its items' keys
+ * from the table (an index read was only ever eventually consistent).
+ */
 export async function queryPage(input: Omit<QueryCommandInput, 'TableName'>, start?: Item): Promise<QueryPage> {
-  const output = await dynamo().send(
-    new QueryCommand({ ...input, TableName: tableName(), ExclusiveStartKey: start, ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY }),
-  );
-  recordConsumedCapacity(output.ConsumedCapacity, 'read');
-  recordItemsRead(output.ScannedCount ?? 0);
-  const projection = input.ProjectionExpression
-    ? ({ ProjectionExpression: input.ProjectionExpression, ExpressionAttributeNames: input.ExpressionAttributeNames ?? {} } as Projection)
-    : undefined;
-  // A query's names may also serve its key condition and filter, which a batch read refuses.
-  const rereadProjection = projection && {
-    ...projection,
-    ExpressionAttributeNames: usedPlaceholders(projection.ExpressionAttributeNames, projection.ProjectionExpression),
+  const query = async (consistent: boolean) => {
+    const output = await dynamo().send(
+      new QueryCommand({
+        ...input,
+        ...(consistent ? { ConsistentRead: true } : {}),
+        TableName: tableName(),
+        ExclusiveStartKey: start,
+        ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,
+      }),
+    );
+    recordConsumedCapacity(output.ConsumedCapacity, 'read');
+    recordItemsRead(output.ScannedCount ?? 0);
+    return output;
   };
-  const items = await resolveFences(output.Items ?? [], (fenced) => batchGetRaw(fenced, { projection: rereadProjection, consistent: true }));
+  let output = await query(false);
+  const firstItems = output.Items ?? [];
+  const items = await resolveFences(firstItems, async () => {
+    if (input.IndexName === undefined) {
+      output = await query(true);
+      return output.Items ?? [];
+    }
+    return batchGetRaw(firstItems.map(keyOf), { projection: tableProjection(input), consistent: true });
+  });
   return { items, scanned: output.ScannedCount ?? 0, next: output.LastEvaluatedKey };
+}
+
+const keyOf = (item: Item): Key => ({ pk: item.pk as string, sk: item.sk as string });
+
+/** A query's projection as a read of the table by keys takes it: a query's names may also serve its key condition and filter, which a batch read refuses. */
+function tableProjection(input: Omit<QueryCommandInput, 'TableName'>): Projection | undefined {
+  if (!input.ProjectionExpression) return undefined;
+  return {
+    ProjectionExpression: input.ProjectionExpression,
+    ExpressionAttributeNames: usedPlaceholders(input.ExpressionAttributeNames ?? {}, input.ProjectionExpression),
+  };
 }
 
 /** Every page of a query on the table or one of its indexes; `onPage` hears how many items each page read. */

@@ -12,10 +12,11 @@ import { describe, expect, it } from 'vitest';
 import { reshapeVgpuToChild } from '../../../scripts/lib/big-changes.js';
 import { PlacementClient } from '../../../admin/placement-client.js';
 import { getProvider } from '../../../shared/storage/providers.js';
-import { FENCE_ATTRIBUTE, sweepChanges } from '../../../shared/storage/journal.js';
+import { FENCE_ATTRIBUTE, resolveFences, sweepChanges } from '../../../shared/storage/journal.js';
 import { dynamo, tableName } from '../../../shared/storage/client.js';
-import { providerKey } from '../../../shared/storage/items/provider.js';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { providerKey, providerPartition } from '../../../shared/storage/items/provider.js';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Item } from '../../../shared/storage/items/fields.js';
 import { useServiceBehindFaultProxy } from '../../support/fault-proxy-service.js';
 import { isApply, isFence, nth } from '../../support/journal-requests.js';
 import { leftovers, reshapeState, rewriteConsumer } from '../../support/reshape-state.js';
@@ -31,6 +32,19 @@ const { service, proxy } = useServiceBehindFaultProxy(
 
 const placement = () => new PlacementClient(service.url, { timeoutMs: 300_000 });
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A provider's partition (the provider and its allocations) as DynamoDB holds it, fences and all, in key order. */
+async function rawPartition(provider: string): Promise<Item[]> {
+  const { Items = [] } = await dynamo().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': providerPartition(provider) },
+      ConsistentRead: true,
+    }),
+  );
+  return Items;
+}
 
 async function preparedHost(instances: number) {
   const plan = reshapeVgpuToChild.plan(instances);
@@ -74,6 +88,26 @@ describe('a multi-step change whose writer gave up half way', () => {
     expect(await sweepChanges()).toBe(1);
     expect(await leftovers()).toEqual({ fenced: 0, openChanges: 0 });
     expect(await reshapeState(placement(), plan)).toBe('there');
+  }, 600_000);
+
+  it('reads wholly as after a committed change a read that met some of its targets before they were fenced', async () => {
+    const plan = await preparedHost(120);
+    const unfenced = await rawPartition(plan.root);
+    const failing = proxy().faultFrom(nth(1, isApply), { serverError: 1 }, WRITES);
+    expect((await reshapeVgpuToChild.change(placement(), plan)).status).toBe(204);
+    await failing;
+    proxy().setRates({});
+    // One read as fencing can leave it: the provider already fenced, its allocations not yet (fencing precedes the
+    // commit point); by the time the read looks at the change's head, the change has committed.
+    const [provider, ...allocations] = await rawPartition(plan.root);
+    expect(provider![FENCE_ATTRIBUTE]).toBeDefined();
+    const read = [provider!, ...unfenced.slice(1)];
+    expect(read.length).toBe(allocations.length + 1);
+    const resolved = await resolveFences(read, () => rawPartition(plan.root));
+
+    await pause(LEASE_MS);
+    expect(await sweepChanges()).toBe(1);
+    expect(resolved).toEqual(await rawPartition(plan.root));
   }, 600_000);
 
   it('rolls back a pending change the sweeper finds with its lease passed', async () => {
