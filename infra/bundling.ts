@@ -45,7 +45,9 @@ export const BUNDLING: BundlingOptions = {
   sourceMap: false,
   // The runtime's own SDK is a different version and is loaded from disk module by module; bundled, it is tree-shaken and pinned.
   bundleAwsSDK: true,
-  externalModules: [],
+  // Imported only when a client calls an event-stream operation; neither DynamoDB nor Secrets Manager has any, so it is
+  // left out (about 15 KB) and would fail loudly, never silently, if a future client needed it.
+  externalModules: ['@smithy/core/event-streams'],
   esbuildArgs: Object.fromEntries(Object.entries(ALIASES).map(([from, to]) => [`--alias:${from}`, to])),
   forceDockerBundling: false,
 };
