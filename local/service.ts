@@ -10,9 +10,7 @@ import { clientErrorHandler, inProcessDispatch, requestListener } from './api-ga
 import { prepareTable } from './create-table.js';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.js';
 import { sweepChanges } from '../shared/storage/journal.js';
-
-/** How often the local service finishes the multi-step changes of writers that died, as the scheduled sweeper does in AWS. */
-const SWEEP_EVERY_MS = 30_000;
+import { config } from '../shared/config.js';
 
 export interface LocalServiceOptions {
   port: number;
@@ -46,10 +44,11 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   };
   try {
     await prepareTable();
-    // What a previous process left half done is finished now, then every SWEEP_EVERY_MS; a failed sweep waits for the next.
+    // What a previous process left half done is finished now, then every config.localSweepSeconds (as the stack's scheduled
+    // sweeper does); a failed sweep waits for the next.
     const sweep = () => void sweepChanges().catch(() => undefined);
     sweep();
-    const sweeper = setInterval(sweep, SWEEP_EVERY_MS).unref();
+    const sweeper = config.localSweepSeconds > 0 ? setInterval(sweep, config.localSweepSeconds * 1000).unref() : undefined;
     const dispatch = inProcessDispatch(handlers);
     const listener = requestListener(dispatch);
     // The listener answers every error itself: its promise never rejects.

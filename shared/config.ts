@@ -37,6 +37,10 @@ export const config = {
   get changeLeaseMs(): number {
     return whole('PLACEMENT_CHANGE_LEASE_MS', 8000, 100);
   },
+  /** How often the local service sweeps the changes of dead writers, as the stack's scheduled sweeper does; 0: only when it starts. */
+  get localSweepSeconds(): number {
+    return whole('PLACEMENT_LOCAL_SWEEP_SECONDS', 30);
+  },
   /** A DynamoDB endpoint other than AWS's (DynamoDB Local). */
   get dynamoDbEndpoint(): string | undefined {
     return process.env.PLACEMENT_DYNAMODB_ENDPOINT || undefined;

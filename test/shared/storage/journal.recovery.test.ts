@@ -25,10 +25,11 @@ import { leftovers, reshapeState, rewriteConsumer } from '../../support/reshape-
 const LEASE_MS = 1500;
 const WRITES = ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems'];
 
-// Few and quick attempts, so that a writer facing a failing DynamoDB gives up soon.
+// Few and quick attempts, so that a writer facing a failing DynamoDB gives up soon; no periodic sweep by the service, so
+// that the sweeps the tests count are theirs.
 const { service, proxy } = useServiceBehindFaultProxy(
   { seed: 30 },
-  { PLACEMENT_CHANGE_LEASE_MS: String(LEASE_MS), PLACEMENT_DYNAMODB_MAX_ATTEMPTS: '1', PLACEMENT_RETRIES: '2' },
+  { PLACEMENT_CHANGE_LEASE_MS: String(LEASE_MS), PLACEMENT_DYNAMODB_MAX_ATTEMPTS: '1', PLACEMENT_RETRIES: '2', PLACEMENT_LOCAL_SWEEP_SECONDS: '0' },
 );
 
 const placement = () => new PlacementClient(service.url, { timeoutMs: 300_000 });
