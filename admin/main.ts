@@ -57,11 +57,23 @@ async function main(args: string[]): Promise<number> {
   }
 }
 
+/**
+ * Resolves once what was written to `stream` so far has left this process:
+ * to a pipe, Node writes what the reader has not yet taken asynchronously,
+ * and process.exit drops what is still queued (a region file on stdout lost
+ * its last lines to a slow reader).
+ */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => stream.write('', () => resolve()));
+}
+
 // process.exit rather than letting the process end by itself: the HTTP client's kept-alive connections would hold it open.
-main(process.argv.slice(2)).then(
-  (status) => process.exit(status),
-  (error: Error) => {
-    console.error(`error: ${error.message}`);
-    process.exit(EXIT_DIFFERENCES);
-  },
-);
+async function exit(status: number): Promise<never> {
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  process.exit(status);
+}
+
+main(process.argv.slice(2)).then(exit, (error: Error) => {
+  console.error(`error: ${error.message}`);
+  return exit(EXIT_DIFFERENCES);
+});
