@@ -272,7 +272,9 @@ const unknownTraitOfASet: UpstreamFault = {
  * implementation can reproduce that choice; this service keeps every tree.
  * Allowed for: each of upstream's candidates must be among the target's, each
  * of the target's others must use providers of more than one tree (a sharing
- * provider), and the summaries upstream gives must be equal.
+ * provider) and, where mappings say (1.34), take the unnamed group from
+ * sharing providers only (the only candidates upstream builds under several
+ * trees), and the summaries upstream gives must be equal.
  */
 const sharingUnderOneTree: UpstreamFault = {
   name: "unnamed group's sharing candidates kept under one tree",
@@ -295,11 +297,15 @@ const sharingUnderOneTree: UpstreamFault = {
     }
     const summaries = ours.provider_summaries ?? {};
     // A sharing provider with a parent is in its own tree too, where upstream does not use it (see nestedSharingProvider).
-    const nestedSharing = (uuid: string) => summaries[uuid]?.parent_provider_uuid != null && (summaries[uuid]?.traits ?? []).includes(SHARING_TRAIT);
+    const sharing = (uuid: string) => (summaries[uuid]?.traits ?? []).includes(SHARING_TRAIT);
+    const nestedSharing = (uuid: string) => summaries[uuid]?.parent_provider_uuid != null && sharing(uuid);
     for (const { text, candidate } of ourCandidates) {
       const providers = providersOf(candidate);
       const roots = new Set(providers.map((uuid) => summaries[uuid]?.root_provider_uuid ?? uuid));
-      if (providers.length < 2 || (roots.size < 2 && !providers.some(nestedSharing))) problems.push(`only target has ${text}, which uses no sharing provider`);
+      const nested = providers.some(nestedSharing);
+      if (providers.length < 2 || (roots.size < 2 && !nested)) problems.push(`only target has ${text}, which uses no sharing provider`);
+      else if (!nested && !(candidate.mappings?.[''] ?? []).every(sharing))
+        problems.push(`only target has ${text}, whose unnamed group uses a provider that does not share`);
     }
     const kept = Object.fromEntries(Object.keys(theirs.provider_summaries ?? {}).map((uuid) => [uuid, summaries[uuid]]));
     const rest = (answer: Normalised, body: object): Normalised => ({ ...answer, body });
