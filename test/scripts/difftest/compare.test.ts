@@ -330,5 +330,14 @@ describe("upstream's faults are allowed for narrowly", () => {
     expect(tolerate(request(path), answer(200, upstream), answer(200, { ...ours, allocation_requests: [alone, unshared] }))).toEqual([
       expect.stringContaining('whose unnamed group uses a provider that does not share'),
     ]);
+    // A sharing root with a host below it (difftest sharing seed 7302): upstream kept RP2's licences under another tree only,
+    // so the host's disk with them is lost, though both are in RP2's tree.
+    const below = { resources: {}, root_provider_uuid: RP2, parent_provider_uuid: RP2, traits: [] };
+    const ownTree = {
+      allocations: { [RP2]: { resources: { CUSTOM_LICENSE_WIN: 3 } }, [RP3]: { resources: { DISK_GB: 66 } } },
+      mappings: { '': [RP2], _COMPUTE0: [RP3] },
+    };
+    const withHost = { allocation_requests: [alone, combined, ownTree], provider_summaries: { ...summaries, [RP3]: below } };
+    expect(tolerate(request(path), answer(200, upstream), answer(200, withHost))).toEqual([]);
   });
 });
