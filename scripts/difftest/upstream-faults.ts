@@ -271,8 +271,10 @@ const unknownTraitOfASet: UpstreamFault = {
  * hosts holding their own disk, or one host the shared disk serves). No other
  * implementation can reproduce that choice; this service keeps every tree.
  * Allowed for: each of upstream's candidates must be among the target's, each
- * of the target's others must use providers of more than one tree (a sharing
- * provider), and the summaries upstream gives must be equal.
+ * of the target's others must take the unnamed group from sharing providers
+ * only (the only candidates upstream builds under several trees) where
+ * mappings say (1.34), or else use providers of more than one tree, and the
+ * summaries upstream gives must be equal.
  */
 const sharingUnderOneTree: UpstreamFault = {
   name: "unnamed group's sharing candidates kept under one tree",
@@ -295,11 +297,18 @@ const sharingUnderOneTree: UpstreamFault = {
     }
     const summaries = ours.provider_summaries ?? {};
     // A sharing provider with a parent is in its own tree too, where upstream does not use it (see nestedSharingProvider).
-    const nestedSharing = (uuid: string) => summaries[uuid]?.parent_provider_uuid != null && (summaries[uuid]?.traits ?? []).includes(SHARING_TRAIT);
+    const sharing = (uuid: string) => (summaries[uuid]?.traits ?? []).includes(SHARING_TRAIT);
+    const nestedSharing = (uuid: string) => summaries[uuid]?.parent_provider_uuid != null && sharing(uuid);
     for (const { text, candidate } of ourCandidates) {
       const providers = providersOf(candidate);
       const roots = new Set(providers.map((uuid) => summaries[uuid]?.root_provider_uuid ?? uuid));
-      if (providers.length < 2 || (roots.size < 2 && !providers.some(nestedSharing))) problems.push(`only target has ${text}, which uses no sharing provider`);
+      const nested = providers.some(nestedSharing);
+      // With mappings, the unnamed group's own providers: a sharing root's tree may hold the other groups' providers too.
+      const unnamed = candidate.mappings?.[''];
+      if (providers.length < 2 || (roots.size < 2 && unnamed === undefined && !nested))
+        problems.push(`only target has ${text}, which uses no sharing provider`);
+      else if (unnamed !== undefined && !nested && !unnamed.every(sharing))
+        problems.push(`only target has ${text}, whose unnamed group uses a provider that does not share`);
     }
     const kept = Object.fromEntries(Object.keys(theirs.provider_summaries ?? {}).map((uuid) => [uuid, summaries[uuid]]));
     const rest = (answer: Normalised, body: object): Normalised => ({ ...answer, body });

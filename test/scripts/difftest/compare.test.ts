@@ -304,4 +304,40 @@ describe("upstream's faults are allowed for narrowly", () => {
     // One group only: not the fault.
     expect(tolerate(request('/allocation_candidates?resources=DISK_GB:10'), answer(200, upstream), answer(200, ours))).not.toEqual([]);
   });
+
+  it("the unnamed group's sharing candidates under one tree: with mappings (1.34), the target's others take the unnamed group from sharing providers only", () => {
+    // Issue 30's smallest case: RP1 holds disk, RP2 shares disk and licences with it. Which of the two trees upstream keeps the
+    // unnamed group's licence under follows its internal ids: on an empty service RP2's, after one other custom class RP1's.
+    const path = '/allocation_candidates?resources=CUSTOM_LICENSE_WIN:3&resources_COMPUTE0=DISK_GB:66&group_policy=none';
+    const summaries = {
+      [RP1]: { resources: {}, root_provider_uuid: RP1, parent_provider_uuid: null, traits: [] },
+      [RP2]: { resources: {}, root_provider_uuid: RP2, parent_provider_uuid: null, traits: ['MISC_SHARES_VIA_AGGREGATE'] },
+    };
+    const alone = { allocations: { [RP2]: { resources: { CUSTOM_LICENSE_WIN: 3, DISK_GB: 66 } } }, mappings: { '': [RP2], _COMPUTE0: [RP2] } };
+    const combined = {
+      allocations: { [RP1]: { resources: { DISK_GB: 66 } }, [RP2]: { resources: { CUSTOM_LICENSE_WIN: 3 } } },
+      mappings: { '': [RP2], _COMPUTE0: [RP1] },
+    };
+    const upstream = { allocation_requests: [alone], provider_summaries: { [RP2]: summaries[RP2] } };
+    const ours = { allocation_requests: [alone, combined], provider_summaries: summaries };
+    expect(tolerate(request(path), answer(200, upstream), answer(200, ours))).toEqual([]);
+    expect(tolerate(request(path), answer(200, ours), answer(200, ours))).toEqual([]);
+    // Two trees, but the unnamed group on a provider that does not share: upstream builds that under RP1 only and never loses it.
+    const unshared = {
+      allocations: { [RP1]: { resources: { CUSTOM_LICENSE_WIN: 3 } }, [RP2]: { resources: { DISK_GB: 66 } } },
+      mappings: { '': [RP1], _COMPUTE0: [RP2] },
+    };
+    expect(tolerate(request(path), answer(200, upstream), answer(200, { ...ours, allocation_requests: [alone, unshared] }))).toEqual([
+      expect.stringContaining('whose unnamed group uses a provider that does not share'),
+    ]);
+    // A sharing root with a host below it (difftest sharing seed 7302): upstream kept RP2's licences under another tree only,
+    // so the host's disk with them is lost, though both are in RP2's tree.
+    const below = { resources: {}, root_provider_uuid: RP2, parent_provider_uuid: RP2, traits: [] };
+    const ownTree = {
+      allocations: { [RP2]: { resources: { CUSTOM_LICENSE_WIN: 3 } }, [RP3]: { resources: { DISK_GB: 66 } } },
+      mappings: { '': [RP2], _COMPUTE0: [RP3] },
+    };
+    const withHost = { allocation_requests: [alone, combined, ownTree], provider_summaries: { ...summaries, [RP3]: below } };
+    expect(tolerate(request(path), answer(200, upstream), answer(200, withHost))).toEqual([]);
+  });
 });
