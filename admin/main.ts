@@ -7,6 +7,7 @@
  */
 import { EXIT_DIFFERENCES, EXIT_USAGE, helpText, parseOptions, UsageError, type Command } from './command-line.js';
 import { capacity } from './commands/capacity.js';
+import { exitOnceWritten } from './exit.js';
 import { exportRegion } from './commands/export.js';
 import { importRegion } from './commands/import.js';
 import { migrate } from './commands/migrate.js';
@@ -57,23 +58,8 @@ async function main(args: string[]): Promise<number> {
   }
 }
 
-/**
- * Resolves once what was written to `stream` so far has left this process:
- * to a pipe, Node writes what the reader has not yet taken asynchronously,
- * and process.exit drops what is still queued (a region file on stdout lost
- * its last lines to a slow reader).
- */
-function flushed(stream: NodeJS.WriteStream): Promise<void> {
-  return new Promise((resolve) => stream.write('', () => resolve()));
-}
-
 // process.exit rather than letting the process end by itself: the HTTP client's kept-alive connections would hold it open.
-async function exit(status: number): Promise<never> {
-  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
-  process.exit(status);
-}
-
-main(process.argv.slice(2)).then(exit, (error: Error) => {
+main(process.argv.slice(2)).then(exitOnceWritten, (error: Error) => {
   console.error(`error: ${error.message}`);
-  return exit(EXIT_DIFFERENCES);
+  return exitOnceWritten(EXIT_DIFFERENCES);
 });
