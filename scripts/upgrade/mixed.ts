@@ -15,7 +15,7 @@
  * or error logged.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,7 +40,7 @@ const USAGE = 'usage: npm run upgrade:mixed -- [--ports BASE] [--seed N] [--ops 
 function parse() {
   const { values } = parseArgs({
     options: {
-      ports: { type: 'string', default: '21300' },
+      ports: { type: 'string', default: '8790' },
       seed: { type: 'string', default: '20261126' },
       ops: { type: 'string', default: '300' },
       'short-ops': { type: 'string', default: '200' },
@@ -52,7 +52,9 @@ function parse() {
     console.error(USAGE);
     process.exit(2);
   }
-  return { ports: ports!, seed: seed!, ops: ops!, shortOps: shortOps!, logs: values.logs ?? mkdtempSync(join(tmpdir(), 'placement-upgrade-logs-')) };
+  const logs = values.logs ?? mkdtempSync(join(tmpdir(), 'placement-upgrade-logs-'));
+  mkdirSync(logs, { recursive: true });
+  return { ports: ports!, seed: seed!, ops: ops!, shortOps: shortOps!, logs };
 }
 
 const options = parse();
