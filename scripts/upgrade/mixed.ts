@@ -73,7 +73,7 @@ function git(...args: string[]): string {
   return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 }
 
-function theRelease(): { release: Release; newVersion: string } {
+function theRelease(): { release: Release & { commit: string }; newVersion: string } {
   const newVersion = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
   const release = previousRelease(readChangelog(readFileSync(join(ROOT, 'CHANGELOG.md'), 'utf8')), newVersion);
   if (spawnSync('git', ['cat-file', '-e', `${release.commit}^{commit}`], { cwd: ROOT }).status !== 0) {
@@ -87,7 +87,7 @@ function theRelease(): { release: Release; newVersion: string } {
 }
 
 /** The release's sources from git history in a directory of their own, with their own dependencies installed. */
-async function buildRelease(release: Release): Promise<string> {
+async function buildRelease(release: Release & { commit: string }): Promise<string> {
   const directory = mkdtempSync(join(tmpdir(), `placement-${release.version}-`));
   const unpacked = spawnSync('sh', ['-c', 'git archive --format=tar "$1" | tar -x -C "$2"', 'sh', release.commit, directory], { cwd: ROOT, stdio: 'inherit' });
   if (unpacked.status !== 0) throw new Error(`cannot unpack ${release.commit} into ${directory}`);
