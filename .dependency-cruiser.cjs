@@ -83,10 +83,22 @@ module.exports = {
     },
     {
       name: 'admin-packages',
-      comment: 'placement-admin is built into one file that runs with plain node: Node built-ins and cli-progress (bundled), no other package.',
+      comment:
+        'placement-admin is built into one file that runs with plain node: Node built-ins and cli-progress (bundled), no other package; ' +
+        "the AWS SDK's CloudFormation and Lambda clients (bundled) only where upgrade check reads a stack's releases.",
       severity: 'error',
-      from: { path: '^admin/' },
+      from: { path: '^admin/', pathNot: '^admin/upgrade/stack-releases[.]ts$' },
       to: { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'], pathNot: '^node_modules/cli-progress/' },
+    },
+    {
+      name: 'admin-aws-packages',
+      comment: "upgrade check's reader of a stack's releases uses the CloudFormation and Lambda clients, nothing else.",
+      severity: 'error',
+      from: { path: '^admin/upgrade/stack-releases[.]ts$' },
+      to: {
+        dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'],
+        pathNot: '^node_modules/@aws-sdk/client-(cloudformation|lambda)/',
+      },
     },
     {
       name: 'tools-import-tests',

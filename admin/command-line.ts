@@ -18,12 +18,16 @@ export interface OptionSpec {
   value?: string;
   help: string;
   required?: boolean;
+  /** The option may be given several times (its value is then a list). */
+  multiple?: true;
 }
 
 export type OptionSpecs = Record<string, OptionSpec>;
 
 /** What a command's run gets: each option's value, `undefined` when not given (booleans: `false`). */
-export type OptionValues<O extends OptionSpecs> = { [K in keyof O]: O[K]['type'] extends 'boolean' ? boolean : string | undefined };
+export type OptionValues<O extends OptionSpecs> = {
+  [K in keyof O]: O[K]['type'] extends 'boolean' ? boolean : O[K] extends { multiple: true } ? string[] : string | undefined;
+};
 
 export interface Command<O extends OptionSpecs = OptionSpecs> {
   name: string;
@@ -62,10 +66,12 @@ export function helpText(program: string, { name, synopsis, description, options
 
 /** The command's options from `args`, or `{ help: true }`; a UsageError for anything it does not take. */
 export function parseOptions(command: Command, args: string[]): { help: true } | { help: false; values: OptionValues<OptionSpecs> } {
-  const options = Object.fromEntries(Object.entries({ ...command.options, help: HELP }).map(([name, { type }]) => [name, { type }]));
-  let values: Record<string, string | boolean | undefined>;
+  const options = Object.fromEntries(
+    Object.entries({ ...command.options, help: HELP }).map(([name, { type, multiple }]) => [name, { type, multiple: multiple === true }]),
+  );
+  let values: Record<string, string | string[] | boolean | undefined>;
   try {
-    ({ values } = parseArgs({ args, options, strict: true, allowPositionals: false }));
+    values = parseArgs({ args, options, strict: true, allowPositionals: false }).values as typeof values;
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
@@ -73,6 +79,7 @@ export function parseOptions(command: Command, args: string[]): { help: true } |
   for (const [name, spec] of Object.entries(command.options)) {
     if (spec.required && values[name] === undefined) throw new UsageError(`--${name} ${spec.value ?? ''} is required`.replace(/ +is/, ' is'));
     if (spec.type === 'boolean') values[name] = values[name] === true;
+    if (spec.multiple) values[name] ??= [];
   }
   const parsed = values as OptionValues<OptionSpecs>;
   command.check?.(parsed);

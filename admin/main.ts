@@ -10,10 +10,11 @@ import { capacity } from './commands/capacity.js';
 import { exportRegion } from './commands/export.js';
 import { importRegion } from './commands/import.js';
 import { migrate } from './commands/migrate.js';
+import { upgradeCheck, upgradeFinalize } from './commands/upgrade.js';
 import { verify } from './commands/verify.js';
 
 const PROGRAM = 'placement-admin';
-const COMMANDS: Command[] = [migrate, exportRegion, importRegion, verify, capacity];
+const COMMANDS: Command[] = [migrate, exportRegion, importRegion, verify, capacity, upgradeCheck, upgradeFinalize];
 
 function overview(): string {
   const width = Math.max(...COMMANDS.map(({ name }) => name.length));
@@ -30,12 +31,14 @@ function overview(): string {
 }
 
 async function main(args: string[]): Promise<number> {
-  const [name, ...rest] = args;
-  if (name === '--help' || name === '-h' || name === 'help') {
+  if (args[0] === '--help' || args[0] === '-h' || args[0] === 'help') {
     console.log(overview());
     return 0;
   }
-  const chosen = COMMANDS.find((candidate) => candidate.name === name);
+  // A command's name is one word or two ("upgrade check").
+  const chosen = COMMANDS.find((candidate) => candidate.name === args.slice(0, candidate.name.split(' ').length).join(' '));
+  const name = chosen?.name ?? args[0];
+  const rest = chosen ? args.slice(chosen.name.split(' ').length) : [];
   if (chosen === undefined) {
     console.error(`${name === undefined ? 'no command given' : `unknown command "${name}"`}\n\n${overview()}`);
     return EXIT_USAGE;
@@ -54,11 +57,23 @@ async function main(args: string[]): Promise<number> {
   }
 }
 
+/**
+ * Resolves once what was written to `stream` so far has left this process:
+ * to a pipe, Node writes what the reader has not yet taken asynchronously,
+ * and process.exit drops what is still queued (a region file on stdout lost
+ * its last lines to a slow reader).
+ */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => stream.write('', () => resolve()));
+}
+
 // process.exit rather than letting the process end by itself: the HTTP client's kept-alive connections would hold it open.
-main(process.argv.slice(2)).then(
-  (status) => process.exit(status),
-  (error: Error) => {
-    console.error(`error: ${error.message}`);
-    process.exit(EXIT_DIFFERENCES);
-  },
-);
+async function exit(status: number): Promise<never> {
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  process.exit(status);
+}
+
+main(process.argv.slice(2)).then(exit, (error: Error) => {
+  console.error(`error: ${error.message}`);
+  return exit(EXIT_DIFFERENCES);
+});

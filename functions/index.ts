@@ -14,6 +14,7 @@ import { handler as resourceClasses } from './resource-classes.js';
 import { handler as resourceProviders } from './resource-providers.js';
 import { handler as root } from './root.js';
 import { handler as traits } from './traits.js';
+import { handler as upgrade } from './upgrade.js';
 import { handler as usages } from './usages.js';
 
 export const handlers: Record<HandlerName, PlacementHandler> = {
@@ -27,4 +28,5 @@ export const handlers: Record<HandlerName, PlacementHandler> = {
   usages,
   'allocation-candidates': allocationCandidates,
   reshaper,
+  upgrade,
 };

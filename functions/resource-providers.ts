@@ -10,6 +10,7 @@ import { checkNewParent, newProvider } from '../shared/domain/provider-tree.js';
 import { parseInTree, parseMemberOf, parseRequiredTraits, parseResources, satisfies } from '../shared/domain/query-filters.js';
 import { fitsCapacity } from '../shared/domain/capacity.js';
 import { normalizeUuid } from '../shared/domain/uuid.js';
+import { SHARING_TRAIT } from '../shared/domain/standard-catalog.js';
 import * as schemas from '../shared/schemas/resource-provider.js';
 import {
   findProviderUuidByName,
@@ -19,7 +20,7 @@ import {
   getProviders,
   listAggregateProviders,
   listProviders,
-  listTree,
+  listTreeOf,
   providerChangeWrites,
 } from '../shared/storage/providers.js';
 import { resourceClasses, traits } from '../shared/storage/catalog.js';
@@ -116,11 +117,12 @@ async function listResourceProviders(request: PlacementRequest) {
     const found = await findProviderUuidByName(name);
     candidates = found ? [...(await getProviders([found])).values()] : [];
   } else if (inTree !== undefined) {
-    const anchor = await getProvider(inTree);
-    candidates = anchor ? await listTree(anchor.rootUuid) : [];
+    candidates = (await listTreeOf(inTree)) ?? [];
   } else if (memberOf && memberOf.anyOf.length > 0) {
-    // Every match is a member of one of the aggregates of each any-of list: the shortest list is read.
-    candidates = await listAggregateProviders([...memberOf.anyOf].sort((a, b) => a.length - b.length)[0]!);
+    // Every match is a member of one of the aggregates of each any-of list: the shortest list is read. When every match
+    // must share via aggregate, only the aggregates' sharing providers are.
+    const sharingOnly = required?.anyOf.some((names) => names.length === 1 && names[0] === SHARING_TRAIT) ?? false;
+    candidates = await listAggregateProviders([...memberOf.anyOf].sort((a, b) => a.length - b.length)[0]!, { sharingOnly });
   } else {
     candidates = await listProviders();
   }

@@ -17,7 +17,7 @@
 import type { HandlerName } from '../shared/http/routes.js';
 
 /** Requests per compute node per hour, by handler family: fixed ones and ones per instance. */
-const NOVA_COMPUTE_POLLING: { family: HandlerName; perHour: number; perInstancePerHour: number }[] = [
+export const NOVA_COMPUTE_POLLING: { family: HandlerName; perHour: number; perInstancePerHour: number }[] = [
   { family: 'allocations', perHour: 120, perInstancePerHour: 60 },
   { family: 'resource-providers', perHour: 12, perInstancePerHour: 0 },
   { family: 'inventories', perHour: 12, perInstancePerHour: 0 },

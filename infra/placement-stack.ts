@@ -79,7 +79,7 @@ export class PlacementStack extends Stack {
     Tags.of(this).add('service', 'placement');
     Tags.of(this).add('stage', settings.stage);
 
-    const { table } = new PlacementTable(this, 'Storage');
+    const { table } = new PlacementTable(this, 'Storage', settings.tableCapacity);
 
     // Every function gets the strategy and Keystone's URL (401s point clients at it); only what validates tokens reads the secret.
     const auth: Record<string, string> = { PLACEMENT_AUTH_STRATEGY: settings.auth.strategy };

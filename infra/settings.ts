@@ -5,12 +5,13 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Node } from 'constructs';
-import defaultRules from '../config/placement-8.0.0-policy-rules.json' with { type: 'json' };
 import { parsePolicyFile } from '../shared/auth/policy-yaml.js';
 import { buildPolicy } from '../shared/domain/policy.js';
+import { DEFAULT_POLICY_RULES } from '../shared/domain/policy-defaults.js';
 import { ROUTES, type HandlerName } from '../shared/http/routes.js';
 import { brakesFor, type RegionSize } from './brakes.js';
 import { FRONT_DOORS, knownMissing, type FrontDoor } from './front-doors.js';
+import { CAPACITY_MODES, DEFAULT_TARGET_PERCENT, provisionedCapacityFor, TARGET_PERCENT_RANGE, type TableCapacity } from './table-capacity.js';
 
 /** One Lambda function per handler family the route table names. */
 export const HANDLER_FAMILIES: readonly HandlerName[] = [...new Set(ROUTES.map((route) => route.handler))];
@@ -30,6 +31,7 @@ const SYSTEM_LOG_LEVELS: readonly SystemLogLevel[] = ['DEBUG', 'INFO', 'WARN'];
 const STACK_VARIABLES = [
   'PLACEMENT_TABLE_NAME',
   'PLACEMENT_STAGE',
+  'PLACEMENT_RELEASE',
   'PLACEMENT_AUTH_STRATEGY',
   'PLACEMENT_ALLOW_NOAUTH2_IN_LAMBDA',
   'PLACEMENT_AUTHORIZER_CACHE_SECONDS',
@@ -57,6 +59,8 @@ export interface PlacementSettings {
   /** The region the brakes are sized for, and the API stage's limits (infra/brakes.ts). */
   region: RegionSize;
   throttle: { rateLimit: number; burstLimit: number };
+  /** On-demand, or provisioned with auto scaling sized for the region (infra/table-capacity.ts). */
+  tableCapacity: TableCapacity;
   auth: {
     strategy: 'keystone' | 'noauth2';
     keystoneUrl?: string;
@@ -208,6 +212,14 @@ export function readSettings(node: Node): PlacementSettings {
   const rateLimit = context.number('throttleRateLimit', brakes.rateLimit, 1);
   const throttle = { rateLimit, burstLimit: context.number('throttleBurstLimit', brakes.burstLimit, 0) };
 
+  const capacityMode = context.oneOf('capacity', CAPACITY_MODES, 'on-demand');
+  const targetPercent = context.number('capacityTargetPercent', DEFAULT_TARGET_PERCENT, TARGET_PERCENT_RANGE.min, TARGET_PERCENT_RANGE.max);
+  // A target without provisioned capacity would change nothing: most likely capacity=provisioned was forgotten.
+  if (capacityMode === 'on-demand' && context.raw('capacityTargetPercent') !== undefined)
+    throw new Error('context capacityTargetPercent: only with capacity=provisioned (an on-demand table has no target)');
+  const tableCapacity: TableCapacity =
+    capacityMode === 'provisioned' ? { mode: 'provisioned', ...provisionedCapacityFor(region, targetPercent) } : { mode: 'on-demand' };
+
   const memory = context.perFunction('memoryMb', (name) => DEFAULT_MEMORY_MB[name] ?? BASE_MEMORY_MB, 128);
   const timeout = context.perFunction('timeoutSeconds', (name) => DEFAULT_TIMEOUT_SECONDS[name] ?? BASE_TIMEOUT_SECONDS, 1);
   // No reservation unless asked: Lambda refuses one that leaves an account fewer than 100 unreserved executions, which
@@ -249,6 +261,7 @@ export function readSettings(node: Node): PlacementSettings {
     functions,
     region,
     throttle,
+    tableCapacity,
     auth: {
       strategy,
       keystoneUrl,
@@ -280,7 +293,7 @@ function readPolicyRules(path: string, environment: Record<string, string>): Rec
   try {
     const rules = parsePolicyFile(readFileSync(path, 'utf8'));
     const enabled = (name: string) => /^(1|true|yes|on)$/i.test(environment[name] ?? '');
-    buildPolicy(defaultRules.rules, {
+    buildPolicy(DEFAULT_POLICY_RULES, {
       enforceScope: enabled('PLACEMENT_ENFORCE_SCOPE'),
       enforceNewDefaults: enabled('PLACEMENT_ENFORCE_NEW_DEFAULTS'),
       overrides: rules,

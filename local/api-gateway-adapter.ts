@@ -221,6 +221,16 @@ function parseRawRequest(packet: Buffer, remoteAddress: string | undefined): Htt
   return { method: start[1]!, url: start[2]!, httpVersion: start[3]!, headers: Object.fromEntries(headers), remoteAddress };
 }
 
+/** Node's bounds for a request's head (http's default maxHeaderSize and headersTimeout), kept for a refused one that arrives in pieces. */
+const MAX_HEAD_BYTES = 16 * 1024;
+const HEAD_TIMEOUT_MS = 60_000;
+
+/** Node's own bare answer to a request it cannot parse. */
+function bareAnswer(socket: Duplex, error: Error & { code?: string }): void {
+  const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n\r\n`);
+}
+
 /**
  * Node's HTTP parser refuses a request whose Content-Length is not a number
  * before any listener sees it; upstream answers it with Placement's own 400
@@ -228,22 +238,26 @@ function parseRawRequest(packet: Buffer, remoteAddress: string | undefined): Htt
  * request is re-read from its raw bytes and answered through the handlers,
  * without its body (which cannot be delimited), and the connection closed.
  * Other parse errors get Node's usual bare answer.
+ *
+ * The error's rawPacket holds only what the socket had delivered when the
+ * parser failed: the head may still be arriving (a client's writes, TCP
+ * segments). Once failed, the parser reports every later chunk of the
+ * connection as the same error, its rawPacket that chunk: those chunks
+ * complete the head (up to its blank line, within Node's bounds for a head)
+ * before it is read, and once it is answered they are the body, dropped.
+ * So the answer does not depend on how the request was cut on the way.
  */
 export function clientErrorHandler(dispatch: Dispatch) {
-  return (error: Error & { code?: string; rawPacket?: Buffer }, socket: Duplex & { remoteAddress?: string }): void => {
-    if (error.code === 'ECONNRESET' || !socket.writable) {
-      socket.destroy();
-      return;
-    }
-    const request = error.code === 'HPE_INVALID_CONTENT_LENGTH' && error.rawPacket ? parseRawRequest(error.rawPacket, socket.remoteAddress) : undefined;
+  /** Per connection: the refused request's head so far, or "answered" once it went to the handlers. */
+  const refused = new WeakMap<Duplex, Buffer | 'answered'>();
+
+  const answer = (head: Buffer, socket: Duplex & { remoteAddress?: string }, error: Error): void => {
+    refused.set(socket, 'answered');
+    const request = parseRawRequest(head, socket.remoteAddress);
     if (request === undefined) {
-      const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-      socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n\r\n`);
+      bareAnswer(socket, error);
       return;
     }
-    // The body the client is still sending is read and dropped while the request is answered: closing a socket
-    // with unread data resets it, and the client can lose the answer (seen with a handler's cold start).
-    socket.resume();
     dispatch(request, undefined).then(
       (result) => {
         const body = resultBody(result);
@@ -264,5 +278,36 @@ export function clientErrorHandler(dispatch: Dispatch) {
         socket.destroy();
       },
     );
+  };
+
+  return (error: Error & { code?: string; rawPacket?: Buffer }, socket: Duplex & { remoteAddress?: string }): void => {
+    const earlier = refused.get(socket);
+    if (error.code === 'ECONNRESET' || (earlier !== 'answered' && !socket.writable)) {
+      socket.destroy();
+      return;
+    }
+    if (earlier === 'answered') return;
+    if (earlier === undefined && (error.code !== 'HPE_INVALID_CONTENT_LENGTH' || error.rawPacket === undefined)) {
+      bareAnswer(socket, error);
+      return;
+    }
+    if (earlier === undefined) {
+      // The body the client is still sending is read and dropped while the request is answered: closing a socket
+      // with unread data resets it, and the client can lose the answer (seen with a handler's cold start).
+      socket.resume();
+    }
+    const head = earlier === undefined ? error.rawPacket! : Buffer.concat([earlier, error.rawPacket ?? Buffer.alloc(0)]);
+    if (head.includes('\r\n\r\n') || head.length > MAX_HEAD_BYTES) {
+      answer(head, socket, error);
+      return;
+    }
+    refused.set(socket, head);
+    if (earlier !== undefined) return;
+    const timer = setTimeout(() => {
+      const held = refused.get(socket);
+      if (held instanceof Buffer && socket.writable) answer(held, socket, error);
+    }, HEAD_TIMEOUT_MS);
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
   };
 }

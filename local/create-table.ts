@@ -3,11 +3,13 @@ import { CreateTableCommand, DescribeTableCommand, ResourceInUseException, Resou
 import { dynamo, tableName } from '../shared/storage/client.js';
 import { PARTITION_KEY, SECONDARY_INDEXES, SORT_KEY } from '../shared/storage/table-definition.js';
 import { seedStandardCatalogs } from '../shared/storage/catalog.js';
+import { recordFormatOfNewTable } from '../shared/storage/upgrade.js';
 
-async function ensureTable(): Promise<void> {
+/** Creates the table unless it exists; true when this call created it. */
+async function ensureTable(): Promise<boolean> {
   try {
     await dynamo().send(new DescribeTableCommand({ TableName: tableName() }));
-    return;
+    return false;
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException)) throw error;
   }
@@ -32,12 +34,17 @@ async function ensureTable(): Promise<void> {
     }),
   );
   // Another instance on the same endpoint, or the SDK's retry of a creation that timed out, got there first.
-  await creation.catch((error: unknown) => {
+  try {
+    await creation;
+    return true;
+  } catch (error) {
     if (!(error instanceof ResourceInUseException)) throw error;
-  });
+    return false;
+  }
 }
 
 export async function prepareTable(): Promise<void> {
-  await ensureTable();
+  // A table joined (another release's, during an upgrade) keeps its storage format; one created here starts at the newest.
+  if (await ensureTable()) await recordFormatOfNewTable();
   await seedStandardCatalogs();
 }

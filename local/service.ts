@@ -11,6 +11,7 @@ import { prepareTable } from './create-table.js';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.js';
 import { sweepChanges } from '../shared/storage/journal.js';
 import { config } from '../shared/config.js';
+import { CHECKOUT_RELEASE } from '../shared/release.js';
 
 export interface LocalServiceOptions {
   port: number;
@@ -29,6 +30,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   // Operators' policy files are YAML here (in Lambda the stack ships them as JSON, the policyFile context): the reader
   // is handed over before the handlers load, since they read the policy as they load (a broken file stops the start).
   readPolicyFilesWith(parsePolicyFile);
+  // What the stack sets on each function: the release this checkout is (before the handlers' logger reads it).
+  process.env.PLACEMENT_RELEASE ??= CHECKOUT_RELEASE;
   const { handlers } = await import('../functions/index.js');
   let database: DynamoDbLocal | undefined;
   if (!process.env.PLACEMENT_DYNAMODB_ENDPOINT) {

@@ -37,6 +37,13 @@ export const config = {
   get changeLeaseMs(): number {
     return whole('PLACEMENT_CHANGE_LEASE_MS', 8000, 100);
   },
+  /**
+   * How long a function keeps the table's storage format it read before reading it again (docs/operators/upgrade.md):
+   * a finalize reaches every running function within this time.
+   */
+  get storageFormatSeconds(): number {
+    return whole('PLACEMENT_STORAGE_FORMAT_SECONDS', 30);
+  },
   /** How often the local service sweeps the changes of dead writers, as the stack's scheduled sweeper does; 0: only when it starts. */
   get localSweepSeconds(): number {
     return whole('PLACEMENT_LOCAL_SWEEP_SECONDS', 30);
@@ -168,6 +175,13 @@ export const config = {
    */
   get dynamoDbTimeoutMs(): number {
     return whole('PLACEMENT_DYNAMODB_TIMEOUT_MS', this.dynamoDbEndpoint === undefined ? 3000 : 30_000, 1);
+  },
+  /**
+   * The release of this service the function runs (package.json's version): the stack and the local runtime set it;
+   * on every log record and in GET /upgrade, never in upstream's answers.
+   */
+  get release(): string {
+    return process.env.PLACEMENT_RELEASE || 'unknown';
   },
   /** The deployment this instance belongs to (several share an account); the dimension of its metrics. */
   get stage(): string {

@@ -15,6 +15,7 @@ import type { HandlerName } from '../../shared/http/routes.js';
 import { BUNDLING, DEPS_LOCK_FILE, PROJECT_ROOT, bundlingWithFiles, entryPath, handlerEntry } from '../bundling.js';
 import { HANDLER_FAMILIES, type FunctionSettings, type SystemLogLevel } from '../settings.js';
 import { grantTableAccess } from './table.js';
+import { CHECKOUT_RELEASE } from '../../shared/release.js';
 
 /** What each family does with the table; typed by family so a new one cannot be forgotten. */
 const TABLE_ACCESS: Record<HandlerName, 'none' | 'read' | 'readWrite'> = {
@@ -28,6 +29,7 @@ const TABLE_ACCESS: Record<HandlerName, 'none' | 'read' | 'readWrite'> = {
   usages: 'read',
   'allocation-candidates': 'read',
   reshaper: 'readWrite',
+  upgrade: 'readWrite',
 };
 
 export interface PlacementFunctionProps {
@@ -81,7 +83,8 @@ export class PlacementFunction extends NodejsFunction {
       memorySize: props.settings.memoryMb,
       timeout: Duration.seconds(props.settings.timeoutSeconds),
       reservedConcurrentExecutions: props.settings.reservedConcurrency,
-      environment: props.environment,
+      // Every function knows the release it runs (its log records, GET /upgrade, placement-admin upgrade check).
+      environment: { ...props.environment, PLACEMENT_RELEASE: CHECKOUT_RELEASE },
       logGroup,
       loggingFormat: LoggingFormat.JSON,
       systemLogLevelV2: LambdaSystemLogLevel[props.systemLogLevel],

@@ -1,24 +1,31 @@
 /**
  * The single DynamoDB table, built from shared/storage/table-definition.ts
  * (the local server creates its table from the same definition): the key
- * schema and every secondary index, whatever indexes the definition lists.
+ * schema and every secondary index, whatever indexes the definition lists;
+ * on-demand, or provisioned with target-tracking auto scaling on the table
+ * and each index (infra/table-capacity.ts).
  */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption, type ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
+import type { ProvisionedCapacity, ScalingRange, TableCapacity } from '../table-capacity.js';
 import { PARTITION_KEY, SECONDARY_INDEXES, SORT_KEY, TTL_ATTRIBUTE } from '../../shared/storage/table-definition.js';
 
 export class PlacementTable extends Construct {
   readonly table: Table;
 
-  constructor(scope: Construct, id: string) {
+  constructor(scope: Construct, id: string, capacity: TableCapacity) {
     super(scope, id);
+    const provisioned = capacity.mode === 'provisioned' ? capacity : undefined;
     this.table = new Table(this, 'Table', {
       partitionKey: { name: PARTITION_KEY, type: AttributeType.STRING },
       sortKey: { name: SORT_KEY, type: AttributeType.STRING },
-      // Scheduling traffic comes in bursts and idles between them: on-demand costs nothing idle and needs no capacity planning.
-      billingMode: BillingMode.PAY_PER_REQUEST,
+      // On-demand by default: it costs nothing idle and needs no capacity planning; provisioned costs less for a region's
+      // steady polling (docs/operators/deploy.md, "Table capacity").
+      ...(provisioned
+        ? { billingMode: BillingMode.PROVISIONED, readCapacity: provisioned.table.read.min, writeCapacity: provisioned.table.write.min }
+        : { billingMode: BillingMode.PAY_PER_REQUEST }),
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       // The table is the system of record for every allocation: neither a stack deletion nor a console click removes it.
       deletionProtection: true,
@@ -32,7 +39,21 @@ export class PlacementTable extends Construct {
         partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
         sortKey: { name: index.sortKey, type: AttributeType.STRING },
         projectionType: ProjectionType.ALL,
+        ...(provisioned && { readCapacity: provisioned.index.read.min, writeCapacity: provisioned.index.write.min }),
       });
+    }
+    if (provisioned) this.autoScale(provisioned);
+  }
+
+  /** Target tracking on the read and write capacity of the table and of each index. */
+  private autoScale(capacity: ProvisionedCapacity): void {
+    const scaling = (range: ScalingRange) => ({ minCapacity: range.min, maxCapacity: range.max });
+    const target = { targetUtilizationPercent: capacity.targetPercent };
+    this.table.autoScaleReadCapacity(scaling(capacity.table.read)).scaleOnUtilization(target);
+    this.table.autoScaleWriteCapacity(scaling(capacity.table.write)).scaleOnUtilization(target);
+    for (const index of SECONDARY_INDEXES) {
+      this.table.autoScaleGlobalSecondaryIndexReadCapacity(index.name, scaling(capacity.index.read)).scaleOnUtilization(target);
+      this.table.autoScaleGlobalSecondaryIndexWriteCapacity(index.name, scaling(capacity.index.write)).scaleOnUtilization(target);
     }
   }
 }

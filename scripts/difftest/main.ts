@@ -7,7 +7,7 @@
  * mismatch.
  */
 import { parseArgs } from 'node:util';
-import { ROUTES } from '../../shared/http/routes.js';
+import { UPSTREAM_ROUTES } from '../../shared/http/routes.js';
 import { runDifftest, type RunReport } from './run.js';
 import { PROFILES, VERSIONS, type Profile } from './scenario.js';
 
@@ -75,9 +75,9 @@ for (const profile of options.profiles) {
   for (const route of report.routes) routes.add(route);
   for (const version of report.versions) versions.add(version);
 }
-const missingRoutes = ROUTES.map((route) => `${route.method} ${route.path}`).filter((key) => !routes.has(key));
+const missingRoutes = UPSTREAM_ROUTES.map((route) => `${route.method} ${route.path}`).filter((key) => !routes.has(key));
 console.log(
-  `\nroutes exercised: ${routes.size}/${ROUTES.length}${missingRoutes.length ? ` (not: ${missingRoutes.join(', ')})` : ''}; microversions: ${versions.size}/${VERSIONS.length}`,
+  `\nroutes exercised: ${routes.size}/${UPSTREAM_ROUTES.length}${missingRoutes.length ? ` (not: ${missingRoutes.join(', ')})` : ''}; microversions: ${versions.size}/${VERSIONS.length}`,
 );
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);

@@ -15,7 +15,8 @@ export type HandlerName =
   | 'allocations'
   | 'usages'
   | 'allocation-candidates'
-  | 'reshaper';
+  | 'reshaper'
+  | 'upgrade';
 
 export type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';
 
@@ -34,6 +35,8 @@ export interface Route {
   statusBeforeSince?: 405;
   /** False for a GET upstream answers whatever the Accept header says (the version document; a trait, status only). */
   negotiatesAccept?: false;
+  /** False for a route of this service's own, which upstream Placement does not have (docs/compatibility.md). */
+  upstream?: false;
 }
 
 const JSON_BODY = { jsonBody: {} };
@@ -113,9 +116,16 @@ const ROUTE_TABLE = [
 
   { method: 'GET', path: '/allocation_candidates', handler: 'allocation-candidates', since: '1.10', policy: 'placement:allocation_candidates:list' },
   { method: 'POST', path: '/reshaper', handler: 'reshaper', since: '1.30', policy: 'placement:reshaper:reshape', ...JSON_BODY },
+
+  // This service's own: upgrades (docs/operators/upgrade.md).
+  { method: 'GET', path: '/upgrade', handler: 'upgrade', since: '1.0', policy: 'placement:upgrade:check', upstream: false },
+  { method: 'POST', path: '/upgrade/finalize', handler: 'upgrade', since: '1.0', policy: 'placement:upgrade:finalize', upstream: false, ...JSON_BODY },
 ] as const satisfies readonly Route[];
 
 export const ROUTES: readonly Route[] = ROUTE_TABLE;
+
+/** Upstream Placement's routes: what the differential tester compares. */
+export const UPSTREAM_ROUTES: readonly Route[] = ROUTES.filter((route) => route.upstream !== false);
 
 type RouteKeyOfRoute<R> = R extends { method: infer M extends string; path: infer P extends string } ? `${M} ${P}` : never;
 

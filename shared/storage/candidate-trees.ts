@@ -21,11 +21,11 @@
  */
 import type { SearchProvider } from '../domain/model.js';
 import { SHARING_TRAIT } from '../domain/standard-catalog.js';
-import { listAggregateMembers as listProviderAggregateMembers } from './providers.js';
-import { batchGet, projectionOf, queryAll, queryPage, withProjection, type Item, type Projection } from './reads.js';
+import { listAggregateMembers as listProviderAggregateMembers, listSearchEntries } from './providers.js';
+import { batchGet, projectionOf, queryPage, withProjection, type Item, type Projection } from './reads.js';
 import { BY_SHARD_INDEX } from './table-definition.js';
 import { allShards, decodeSearchProvider, providerKey, ProviderAttribute, SEARCH_ATTRIBUTES } from './items/provider.js';
-import { decodeSearchEntry, SHARING_PK, sharingPartition } from './items/search-entry.js';
+import { SHARING_PK, sharingPartition } from './items/search-entry.js';
 
 /** Reads only what the search uses: it reads thousands of providers, and parsing what it ignores is most of its CPU. */
 const SEARCH_PROJECTION: Projection = projectionOf(SEARCH_ATTRIBUTES);
@@ -34,8 +34,6 @@ const SEARCH_PROJECTION: Projection = projectionOf(SEARCH_ATTRIBUTES);
 export class ReadCounter {
   items = 0;
 }
-
-const queryEverything = (input: Parameters<typeof queryAll>[0], counter: ReadCounter) => queryAll(input, (scanned) => (counter.items += scanned));
 
 /** Eventually consistent, like the index reads: the claim re-checks what it takes. */
 export async function getProvidersForSearch(uuids: string[], counter: ReadCounter): Promise<SearchProvider[]> {
@@ -47,10 +45,7 @@ export async function getProvidersForSearch(uuids: string[], counter: ReadCounte
 /** The sharing providers: all of them, or those in any of the given aggregates. */
 export async function listSharingProviders(counter: ReadCounter, aggregates?: string[]): Promise<SearchProvider[]> {
   const partitions = aggregates === undefined ? [SHARING_PK] : aggregates.map(sharingPartition);
-  const markers = await Promise.all(
-    partitions.map((pk) => queryEverything({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } }, counter)),
-  );
-  return getProvidersForSearch([...new Set(markers.flat().map(decodeSearchEntry))], counter);
+  return getProvidersForSearch(await listSearchEntries(partitions, (scanned) => (counter.items += scanned)), counter);
 }
 
 /** The uuids of the providers in any of the aggregates. */

@@ -15,6 +15,7 @@ import { isServerError, isThrottlingError, isTransientError } from '@smithy/core
 import { config } from '../config.js';
 import { DependencyUnavailable } from './errors.js';
 import { ItemTooLarge } from './items/fields.js';
+import { checkStorageFormat } from './storage-format.js';
 
 type SdkError = Parameters<typeof isThrottlingError>[0];
 
@@ -22,43 +23,77 @@ type SdkError = Parameters<typeof isThrottlingError>[0];
 const isDependencyFailure = (error: unknown): boolean =>
   error instanceof Error && (isThrottlingError(error as SdkError) || isTransientError(error as SdkError) || isServerError(error as SdkError));
 
-let client: DynamoDBDocumentClient | undefined;
+/** The requests that read or write items: each waits for the storage format check. Table requests (creation) do not. */
+const ITEM_COMMANDS = new Set([
+  'GetItemCommand',
+  'PutItemCommand',
+  'UpdateItemCommand',
+  'DeleteItemCommand',
+  'BatchGetItemCommand',
+  'BatchWriteItemCommand',
+  'TransactGetItemsCommand',
+  'TransactWriteItemsCommand',
+  'QueryCommand',
+  'ScanCommand',
+]);
 
-export function dynamo(): DynamoDBDocumentClient {
-  if (client === undefined) {
-    const endpoint = config.dynamoDbEndpoint;
-    const base = new DynamoDBClient({
-      ...(endpoint ? { endpoint, region: process.env.AWS_REGION ?? 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
-      retryMode: 'standard',
-      maxAttempts: config.dynamoDbMaxAttempts,
-      // Without these a request to an endpoint that stopped answering would wait until the function times out.
-      // A third of an attempt to connect: 1 s against DynamoDB, 10 s against a DynamoDB Local that a busy machine is slow to accept on.
-      requestHandler: {
-        connectionTimeout: Math.ceil(config.dynamoDbTimeoutMs / 3),
-        requestTimeout: config.dynamoDbTimeoutMs,
-        throwOnRequestTimeout: true,
-      },
-    });
-    // The SDK's logger step walks every response to redact it even though nothing is logged: a fifth of the CPU of a large query.
-    base.middlewareStack.remove('loggerMiddleware');
-    // Outermost, so it sees what is left once the SDK's retries are spent.
+function createClient(checkFormat: boolean): DynamoDBDocumentClient {
+  const endpoint = config.dynamoDbEndpoint;
+  const base = new DynamoDBClient({
+    ...(endpoint ? { endpoint, region: process.env.AWS_REGION ?? 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+    retryMode: 'standard',
+    maxAttempts: config.dynamoDbMaxAttempts,
+    // Without these a request to an endpoint that stopped answering would wait until the function times out.
+    // A third of an attempt to connect: 1 s against DynamoDB, 10 s against a DynamoDB Local that a busy machine is slow to accept on.
+    requestHandler: {
+      connectionTimeout: Math.ceil(config.dynamoDbTimeoutMs / 3),
+      requestTimeout: config.dynamoDbTimeoutMs,
+      throwOnRequestTimeout: true,
+    },
+  });
+  // The SDK's logger step walks every response to redact it even though nothing is logged: a fifth of the CPU of a large query.
+  base.middlewareStack.remove('loggerMiddleware');
+  // Outermost, so it sees what is left once the SDK's retries are spent.
+  base.middlewareStack.add(
+    (next) => async (args) => {
+      try {
+        return await next(args);
+      } catch (error) {
+        // A write past DynamoDB's item size that the models' own bound did not foresee (a children set growing by ADD): a 400, not a 500.
+        if (error instanceof Error && error.name === 'ValidationException' && /item size/i.test(error.message))
+          throw new ItemTooLarge('A record this change writes');
+        if (!isDependencyFailure(error)) throw error;
+        throw new DependencyUnavailable(`DynamoDB failed: ${(error as Error).name}: ${(error as Error).message}`, { cause: error });
+      }
+    },
+    { step: 'initialize', name: 'dependencyFailures', priority: 'high' },
+  );
+  if (checkFormat) {
+    // Nothing of a table at a storage format this release does not know is read or written (storage-format.ts).
     base.middlewareStack.add(
-      (next) => async (args) => {
-        try {
-          return await next(args);
-        } catch (error) {
-          // A write past DynamoDB's item size that the models' own bound did not foresee (a children set growing by ADD): a 400, not a 500.
-          if (error instanceof Error && error.name === 'ValidationException' && /item size/i.test(error.message))
-            throw new ItemTooLarge('A record this change writes');
-          if (!isDependencyFailure(error)) throw error;
-          throw new DependencyUnavailable(`DynamoDB failed: ${(error as Error).name}: ${(error as Error).message}`, { cause: error });
-        }
+      (next, context) => async (args) => {
+        if (ITEM_COMMANDS.has(context.commandName ?? '')) await checkStorageFormat(formatClient());
+        return next(args);
       },
-      { step: 'initialize', name: 'dependencyFailures', priority: 'high' },
+      { step: 'initialize', name: 'storageFormat', priority: 'low' },
     );
-    client = DynamoDBDocumentClient.from(base, { marshallOptions: { removeUndefinedValues: true } });
   }
+  return DynamoDBDocumentClient.from(base, { marshallOptions: { removeUndefinedValues: true } });
+}
+
+let client: DynamoDBDocumentClient | undefined;
+let unchecked: DynamoDBDocumentClient | undefined;
+
+/** The client of every read and write of the service's items. */
+export function dynamo(): DynamoDBDocumentClient {
+  client ??= createClient(true);
   return client;
+}
+
+/** The client of the storage format record itself, which the other's check reads (storage-format.ts, upgrade.ts). */
+export function formatClient(): DynamoDBDocumentClient {
+  unchecked ??= createClient(false);
+  return unchecked;
 }
 
 export const tableName = (): string => config.tableName;

@@ -9,6 +9,7 @@ import { batchGet, getItem, queryAll } from './reads.js';
 import { BY_GROUP_INDEX } from './table-definition.js';
 import type { Write } from './write.js';
 import { allocationKey, decodeAllocation, encodeAllocation, isAllocationItem } from './items/allocation.js';
+import { writesFormat } from './storage-format.js';
 import { ConsumerAttribute, consumerKey, decodeConsumer, encodeConsumer, projectGroup, userPrefix } from './items/consumer.js';
 import { decodeProvider, PROVIDER_SK, ProviderAttribute, providerKey, providerPartition } from './items/provider.js';
 import { providerChangeWrites, providerChangesWrites, type ProviderChange, type ProviderChangeErrors } from './providers.js';
@@ -86,7 +87,7 @@ function allocationWrites(change: ConsumerChange): Write[] {
     if (resources === undefined) {
       writes.push({ item: { Delete: { TableName: tableName(), Key: allocationKey(providerUuid, uuid) } } });
     } else if (JSON.stringify(resources) !== JSON.stringify(before[providerUuid])) {
-      writes.push({ item: { Put: { TableName: tableName(), Item: encodeAllocation(providerUuid, { consumerUuid: uuid, resources }) } } });
+      writes.push({ item: { Put: { TableName: tableName(), Item: encodeAllocation(providerUuid, { consumerUuid: uuid, resources }, writesFormat()) } } });
     }
   }
   return writes;

@@ -20,3 +20,19 @@ export class ConcurrentUpdate extends Error {
     this.name = 'ConcurrentUpdate';
   }
 }
+
+/**
+ * The table is at a storage format newer than this release knows: it was
+ * finalized by a later release, and this one was deployed (rolled back)
+ * onto it. A 503 that names both, never a misreading
+ * (docs/operators/upgrade.md).
+ */
+export class StorageFormatTooNew extends Error {
+  constructor(tableFormat: number, newestKnown: number, release: string) {
+    super(
+      `The table is at storage format ${tableFormat}, newer than release ${release} of this service reads (up to format ${newestKnown}): ` +
+        'a later release finalized it. Deploy that release or a later one; see the upgrade guide.',
+    );
+    this.name = 'StorageFormatTooNew';
+  }
+}

@@ -393,6 +393,9 @@ async function queryPartition(pk: string, filter?: { FilterExpression: string; E
   return items;
 }
 
+/** The heads of changes not finished yet. */
+const UNFINISHED = { FilterExpression: 'attribute_not_exists(#finished)', ExpressionAttributeNames: { '#finished': ChangeAttribute.finished } };
+
 const listStaged = async (id: string): Promise<StagedWrite[]> => (await queryPartition(stagedPartition(id))).map(decodeStagedWrite);
 
 // ---------------------------------------------------------------- whole changes
@@ -631,6 +634,13 @@ export async function commitInSteps(writes: Write[]): Promise<void> {
   await rollForward(id, staged).catch(() => undefined);
 }
 
+/** The multi-step changes not yet finished, by state: what an upgrade check reports before a finalize. */
+export async function unfinishedChanges(): Promise<Record<ChangeState, number>> {
+  const counts: Record<ChangeState, number> = { pending: 0, committed: 0, aborted: 0 };
+  for (const head of (await queryPartition(CHANGES_PK, UNFINISHED)).map(decodeChangeHead)) counts[head.state]++;
+  return counts;
+}
+
 /**
  * Finishes every change whose actor's lease has passed: a committed one is
  * rolled forward, a pending or aborted one rolled back. The sweeper runs it
@@ -638,8 +648,7 @@ export async function commitInSteps(writes: Write[]): Promise<void> {
  * finished.
  */
 export async function sweepChanges(): Promise<number> {
-  const unfinished = { FilterExpression: 'attribute_not_exists(#finished)', ExpressionAttributeNames: { '#finished': ChangeAttribute.finished } };
-  const open = (await queryPartition(CHANGES_PK, unfinished)).map(decodeChangeHead);
+  const open = (await queryPartition(CHANGES_PK, UNFINISHED)).map(decodeChangeHead);
   let finished = 0;
   for (const head of open) {
     if (head.leaseUntil >= now()) continue;

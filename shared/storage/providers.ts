@@ -22,7 +22,15 @@ import {
   type ProviderCapacity,
 } from './items/provider.js';
 import { decodeProviderName, encodeProviderName, providerNameKey } from './items/provider-name.js';
-import { aggregateMemberKey, aggregatePartition, decodeSearchEntry, encodeSearchEntry, sharingInAggregateKey, sharingMarkerKey } from './items/search-entry.js';
+import {
+  aggregateMemberKey,
+  aggregatePartition,
+  decodeSearchEntry,
+  encodeSearchEntry,
+  sharingInAggregateKey,
+  sharingMarkerKey,
+  sharingPartition,
+} from './items/search-entry.js';
 import { shardForProvider } from './items/catalog-use-count.js';
 
 export async function getProvider(uuid: string): Promise<Provider | undefined> {
@@ -131,23 +139,42 @@ export async function listTree(rootUuid: string): Promise<Provider[]> {
   return items.map(decodeProvider);
 }
 
-/** The uuids of the providers in any of the aggregates, from their membership items; `onPage` hears how many items each page read. */
-export async function listAggregateMembers(aggregates: string[], onPage?: (scanned: number) => void): Promise<string[]> {
-  const pages = await Promise.all(
-    aggregates.map((aggregate) =>
-      queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': aggregatePartition(aggregate) } }, onPage),
-    ),
-  );
+/**
+ * The providers of the tree `uuid` is in (eventually consistent), undefined
+ * when there is no such provider. The index is first asked for the tree as if
+ * `uuid` were its root, which one query answers: nova names its compute
+ * nodes, roots, every time it refreshes them. Only when that tree does not
+ * hold `uuid` (a child, or a provider the index does not show yet) is the
+ * provider read for its root.
+ */
+export async function listTreeOf(uuid: string): Promise<Provider[] | undefined> {
+  const asRoot = await listTree(uuid);
+  if (asRoot.some((provider) => provider.uuid === uuid)) return asRoot;
+  const provider = (await getProviders([uuid], { consistent: false })).get(uuid);
+  return provider && listTree(provider.rootUuid);
+}
+
+/** The uuids the search entries of these partitions name (search-entry.ts); `onPage` hears how many items each page read. */
+export async function listSearchEntries(partitions: string[], onPage?: (scanned: number) => void): Promise<string[]> {
+  const pages = await Promise.all(partitions.map((pk) => queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } }, onPage)));
   return [...new Set(pages.flat().map(decodeSearchEntry))];
 }
 
+/** The uuids of the providers in any of the aggregates, from their membership items; `onPage` hears how many items each page read. */
+export const listAggregateMembers = (aggregates: string[], onPage?: (scanned: number) => void): Promise<string[]> =>
+  listSearchEntries(aggregates.map(aggregatePartition), onPage);
+
 /**
  * The members of any of these aggregates, which is all a member_of filter
- * can select, without reading every provider. Eventually consistent, like the
- * index listing of every provider.
+ * can select, without reading every provider; with `sharingOnly`, only those
+ * with MISC_SHARES_VIA_AGGREGATE, from their sharing entries, without reading
+ * the other members (nova asks for an aggregate's sharing providers each time
+ * it refreshes a compute node's associations). Eventually consistent, like
+ * the index listing of every provider.
  */
-export async function listAggregateProviders(aggregates: string[]): Promise<Provider[]> {
-  return [...(await getProviders(await listAggregateMembers(aggregates), { consistent: false })).values()];
+export async function listAggregateProviders(aggregates: string[], { sharingOnly = false }: { sharingOnly?: boolean } = {}): Promise<Provider[]> {
+  const uuids = sharingOnly ? await listSearchEntries(aggregates.map(sharingPartition)) : await listAggregateMembers(aggregates);
+  return [...(await getProviders(uuids, { consistent: false })).values()];
 }
 
 /**

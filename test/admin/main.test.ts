@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ADMIN_BUNDLE, runAdmin } from '../support/admin.js';
 
-const COMMANDS = ['migrate', 'export', 'import', 'verify', 'capacity'];
+const COMMANDS = ['migrate', 'export', 'import', 'verify', 'capacity', 'upgrade check', 'upgrade finalize'];
 
 describe('placement-admin', () => {
   const alone = mkdtempSync(join(tmpdir(), 'placement-admin-'));
@@ -21,7 +21,7 @@ describe('placement-admin', () => {
   });
 
   it.each(COMMANDS)('describes %s and every option it takes with --help', async (name) => {
-    const run = await runAdmin([name, '--help']);
+    const run = await runAdmin([...name.split(' '), '--help']);
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toMatch(new RegExp(`^usage: placement-admin ${name} `));
     expect(run.stdout).toMatch(/^options:$/m);

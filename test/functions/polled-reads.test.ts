@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ApiResponse } from '../../admin/placement-client.js';
+import { STANDARD_TRAITS } from '../../shared/domain/standard-catalog.js';
 import { consumerKey } from '../../shared/storage/items/consumer.js';
 import { providerKey } from '../../shared/storage/items/provider.js';
 import { getItem } from '../../shared/storage/reads.js';
@@ -72,6 +73,9 @@ beforeAll(async () => {
   tree.sharing = await provider('member-sharing', { traits: ['MISC_SHARES_VIA_AGGREGATE'], aggregates: [aggregate] });
 }, 120_000);
 
+/** As many traits as libvirt reports for a compute node (about 60), of such names. */
+const LIBVIRT_LIKE_TRAITS = STANDARD_TRAITS.filter((name) => name.startsWith('COMPUTE_') || name.startsWith('HW_CPU_X86_')).slice(0, 60);
+
 const names = (response: ApiResponse) => response.body.resource_providers.map((one: { name: string }) => one.name).sort();
 
 describe("the reads of nova-compute's association refresh", () => {
@@ -85,15 +89,35 @@ describe("the reads of nova-compute's association refresh", () => {
     expect((await unitsOf(everything)).itemsRead).toBeGreaterThanOrEqual(23);
   });
 
-  it('finds the sharing providers of an aggregate as nova asks for them', async () => {
+  it("finds the sharing providers of an aggregate as nova asks for them, from the aggregate's sharing entries only", async () => {
     const query = `member_of=in:${aggregate}&required=MISC_SHARES_VIA_AGGREGATE`;
     const sharing = await ok(api('GET', `/resource_providers?${query}`, undefined, { 'openstack-api-version': 'placement 1.18' }));
     expect(names(sharing)).toEqual(['member-sharing']);
+    // The aggregate's one sharing entry and that provider, each half a unit (eventually consistent): not its other members.
+    expect(await unitsOf(sharing)).toMatchObject({ ReadCapacityUnits: 1, itemsRead: 2 });
+    // Forbidding the trait reads every member of the aggregate.
+    const others = await ok(
+      api('GET', `/resource_providers?member_of=in:${aggregate}&required=!MISC_SHARES_VIA_AGGREGATE`, undefined, { 'openstack-api-version': 'placement 1.22' }),
+    );
+    expect(names(others)).toEqual(['member-root']);
   });
 
-  it('lists a tree from the sharded index', async () => {
+  it("lists a compute node's tree, as nova asks for it, with one query of the sharded index", async () => {
+    const listed = await ok(api('GET', `/resource_providers?in_tree=${tree.root}`, undefined, { 'openstack-api-version': 'placement 1.14' }));
+    expect(names(listed)).toEqual(['member-child', 'member-root']);
+    // The tree's two index entries, under 4 KB together, eventually consistent: half a unit.
+    expect(await unitsOf(listed)).toMatchObject({ ReadCapacityUnits: 0.5, itemsRead: 2 });
+  });
+
+  it('lists the tree of a child from its root', async () => {
     const listed = await ok(api('GET', `/resource_providers?in_tree=${tree.child}`, undefined, { 'openstack-api-version': 'placement 1.14' }));
     expect(names(listed)).toEqual(['member-child', 'member-root']);
+    // The child read for its root (half a unit), then the tree (half a unit), after learning that no tree has the child as
+    // root: DynamoDB bills that empty query half a unit, DynamoDB Local reports it as none.
+    expect((await unitsOf(listed)).ReadCapacityUnits).toBeGreaterThanOrEqual(1);
+    expect((await unitsOf(listed)).ReadCapacityUnits).toBeLessThanOrEqual(1.5);
+    const unknown = await ok(api('GET', `/resource_providers?in_tree=${randomUUID()}`, undefined, { 'openstack-api-version': 'placement 1.14' }));
+    expect(names(unknown)).toEqual([]);
   });
 });
 
@@ -128,6 +152,25 @@ describe('the periodic allocation reads and the claim', () => {
     const missing = await unversioned('GET', `/resource_providers/${randomUUID()}/allocations`);
     expect(missing.status).toBe(404);
   });
+
+  it("reads a compute node's 30 allocations and the node in 2 units", async () => {
+    const node = await provider('thirty-instances', { traits: LIBVIRT_LIKE_TRAITS });
+    for (let n = 0; n < 30; n++) {
+      await ok(
+        api('PUT', `/allocations/${randomUUID()}`, {
+          allocations: { [node]: { resources: { VCPU: 2, DISK_GB: 20 } } },
+          project_id: 'polled-reads',
+          user_id: 'polled-reads',
+          consumer_generation: null,
+          consumer_type: 'INSTANCE',
+        }),
+      );
+    }
+    const held = await ok(unversioned('GET', `/resource_providers/${node}/allocations`));
+    expect(Object.keys(held.body.allocations)).toHaveLength(30);
+    // The provider item (about 2 KB with 60 traits) and 30 allocation items of under 200 bytes: 5 to 8 KB, strongly consistent.
+    expect(await unitsOf(held)).toMatchObject({ ReadCapacityUnits: 2, itemsRead: 31 });
+  }, 60_000);
 
   it("reads the consumer strongly consistent and its providers' generations eventually consistent", async () => {
     const shown = await ok(api('GET', `/allocations/${consumer}`, undefined, { 'openstack-api-version': 'placement 1.28' }));

@@ -33,6 +33,8 @@ const VARIANTS: Record<string, Record<string, unknown>> = {
   capacityMetricsMinutes: { capacityMetricsMinutes: 15 },
   'logs: retention and system level': { logRetentionDays: 90, systemLogLevel: 'INFO' },
   'account and stage': { account: '123456789012', stage: 'prod' },
+  'capacity=provisioned': { capacity: 'provisioned' },
+  'capacity=provisioned, target and region size': { capacity: 'provisioned', capacityTargetPercent: 50, computeNodes: 5000, instancesPerNode: 40 },
 };
 
 describe.each(['httpApi', 'functionUrl'])('cdk-nag AwsSolutions, frontDoor=%s', (frontDoor) => {

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { ROUTES, routeKey } from '../../shared/http/routes.js';
 import { SECONDARY_INDEXES, TTL_ATTRIBUTE } from '../../shared/storage/table-definition.js';
 import { HANDLER_FAMILIES } from '../../infra/settings.js';
+import { provisionedCapacityFor } from '../../infra/table-capacity.js';
 import { REQUEST_METRICS } from '../../shared/http/middleware/metrics.js';
 import { resources, synth } from '../support/synth.js';
 
@@ -90,8 +91,10 @@ describe('a policy file (the policyFile context)', () => {
 describe('the table', () => {
   const [[, table]] = resources(template, 'AWS::DynamoDB::Table') as [[string, any]];
 
-  it('is on-demand, recoverable, protected from deletion and retained', () => {
+  it('is on-demand by default, recoverable, protected from deletion and retained', () => {
     expect(table.Properties.BillingMode).toBe('PAY_PER_REQUEST');
+    expect(table.Properties.ProvisionedThroughput).toBeUndefined();
+    expect(resources(template, 'AWS::ApplicationAutoScaling::ScalableTarget')).toEqual([]);
     expect(table.Properties.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
     expect(table.Properties.DeletionProtectionEnabled).toBe(true);
     expect(table.DeletionPolicy).toBe('Retain');
@@ -113,6 +116,74 @@ describe('the table', () => {
         Projection: { ProjectionType: 'ALL' },
       });
     }
+  });
+});
+
+describe.each(['httpApi', 'functionUrl'])('provisioned table capacity (-c capacity=provisioned), frontDoor=%s', (frontDoor) => {
+  const context = { regions: 'us-east-1', frontDoor, capacity: 'provisioned' };
+  const [provisioned] = synth(context).templates;
+  const [[tableId, table]] = resources(provisioned!, 'AWS::DynamoDB::Table') as [[string, any]];
+  const sized = provisionedCapacityFor({ computeNodes: 1000, instancesPerNode: 30 });
+  const targets = resources(provisioned!, 'AWS::ApplicationAutoScaling::ScalableTarget');
+  const policies = resources(provisioned!, 'AWS::ApplicationAutoScaling::ScalingPolicy');
+  const targetOf = (dimension: string, index?: string) =>
+    targets.find(
+      ([, target]) =>
+        target.Properties.ScalableDimension === dimension && JSON.stringify(target.Properties.ResourceId).includes(index ? `/index/${index}` : tableId),
+    )?.[1].Properties;
+
+  it('provisions the table and each index at the floor sized for a 1,000-node region', () => {
+    // CDK leaves BillingMode out for CloudFormation's default, PROVISIONED.
+    expect(table.Properties.BillingMode ?? 'PROVISIONED').toBe('PROVISIONED');
+    expect(table.Properties.ProvisionedThroughput).toEqual({ ReadCapacityUnits: sized.table.read.min, WriteCapacityUnits: sized.table.write.min });
+    for (const index of table.Properties.GlobalSecondaryIndexes)
+      expect(index.ProvisionedThroughput).toEqual({ ReadCapacityUnits: sized.index.read.min, WriteCapacityUnits: sized.index.write.min });
+    // Still recoverable, protected and retained.
+    expect(table.Properties.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
+    expect(table.DeletionPolicy).toBe('Retain');
+  });
+
+  it('scales reads and writes of the table and of each index between their floor and ceiling', () => {
+    expect(targets).toHaveLength(2 * (1 + SECONDARY_INDEXES.length));
+    expect(targetOf('dynamodb:table:ReadCapacityUnits')).toMatchObject({ MinCapacity: 1181, MaxCapacity: 2362 });
+    expect(targetOf('dynamodb:table:WriteCapacityUnits')).toMatchObject({ MinCapacity: 26, MaxCapacity: 260 });
+    for (const index of SECONDARY_INDEXES) {
+      expect(targetOf('dynamodb:index:ReadCapacityUnits', index.name)).toMatchObject({ MinCapacity: sized.index.read.min, MaxCapacity: sized.index.read.max });
+      expect(targetOf('dynamodb:index:WriteCapacityUnits', index.name)).toMatchObject({
+        MinCapacity: sized.index.write.min,
+        MaxCapacity: sized.index.write.max,
+      });
+    }
+  });
+
+  it('tracks 70% utilisation, or the capacityTargetPercent context', () => {
+    expect(policies).toHaveLength(targets.length);
+    for (const [, policy] of policies) {
+      expect(policy.Properties.PolicyType).toBe('TargetTrackingScaling');
+      expect(policy.Properties.TargetTrackingScalingPolicyConfiguration.TargetValue).toBe(70);
+    }
+    const [tight] = synth({ ...context, capacityTargetPercent: 50 }).templates;
+    const tightPolicies = resources(tight!, 'AWS::ApplicationAutoScaling::ScalingPolicy');
+    expect(tightPolicies.map(([, policy]) => policy.Properties.TargetTrackingScalingPolicyConfiguration.TargetValue)).toEqual(tightPolicies.map(() => 50));
+    const [tightTable] = resources(tight!, 'AWS::DynamoDB::Table') as [[string, any]];
+    expect(tightTable[1].Properties.ProvisionedThroughput.ReadCapacityUnits).toBe(
+      provisionedCapacityFor({ computeNodes: 1000, instancesPerNode: 30 }, 50).table.read.min,
+    );
+  });
+
+  it('sizes from the computeNodes and instancesPerNode contexts', () => {
+    const [small] = synth({ ...context, computeNodes: 100, instancesPerNode: 20 }).templates;
+    const [[, smallTable]] = resources(small!, 'AWS::DynamoDB::Table') as [[string, any]];
+    expect(smallTable.Properties.ProvisionedThroughput.ReadCapacityUnits).toBe(
+      provisionedCapacityFor({ computeNodes: 100, instancesPerNode: 20 }).table.read.min,
+    );
+  });
+
+  it('refuses a target outside 20-90, an unknown mode, and a target without provisioned capacity', () => {
+    expect(() => synth({ ...context, capacityTargetPercent: 95 })).toThrow(/context capacityTargetPercent: expected a number from 20 to 90/);
+    expect(() => synth({ ...context, capacityTargetPercent: 10 })).toThrow(/capacityTargetPercent/);
+    expect(() => synth({ ...context, capacity: 'reserved' })).toThrow(/context capacity: one of on-demand, provisioned, not reserved/);
+    expect(() => synth({ regions: 'us-east-1', frontDoor, capacityTargetPercent: 60 })).toThrow(/capacityTargetPercent: only with capacity=provisioned/);
   });
 });
 

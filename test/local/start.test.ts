@@ -7,6 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { useLocalService } from '../support/local-service.js';
 import { client } from '../../admin/placement-client.js';
@@ -82,10 +83,18 @@ describe('CORS', () => {
 });
 
 describe('requests Node cannot parse', () => {
-  const raw = (request: string) =>
+  /** Sends the request's parts in separate writes (and so TCP segments), 50 ms apart, and reads the answer. */
+  const raw = (...parts: string[]) =>
     new Promise<string>((resolve, reject) => {
       const { port } = new URL(service.url);
-      const socket = connect(Number(port), '127.0.0.1', () => socket.write(request));
+      const send = async () => {
+        socket.setNoDelay(true);
+        for (const [index, part] of parts.entries()) {
+          if (index > 0) await setTimeout(50);
+          socket.write(part);
+        }
+      };
+      const socket = connect(Number(port), '127.0.0.1', () => void send());
       let data = '';
       socket.on('data', (chunk) => (data += chunk.toString()));
       socket.on('end', () => resolve(data));
@@ -101,6 +110,16 @@ describe('requests Node cannot parse', () => {
     expect(response).not.toContain('vary:');
     const body = JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4));
     expect(body.errors[0].detail).toContain('content-length header must be an integer');
+  });
+
+  it('answers the same when the head arrives in pieces, the first ending after the bad content-length', async () => {
+    const response = await raw(
+      'POST /resource_providers HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\ncontent-length: hi mom\r\n',
+      'x-auth-token: admin\r\n\r\n',
+      '{}',
+    );
+    expect(response).toMatch(/^HTTP\/1\.1 400 Bad Request\r\ncontent-type: application\/json\r\n/);
+    expect(response).toContain('content-length header must be an integer');
   });
 
   it('authenticates such a request first, like any other', async () => {

@@ -8,7 +8,7 @@
 import { ErrorCode, HttpError, serviceUnavailable } from '../../api/errors.js';
 import { dumpPythonJson } from '../../api/python-json.js';
 import { ItemTooLarge } from '../../storage/items/fields.js';
-import { ConcurrentUpdate, DependencyUnavailable } from '../../storage/errors.js';
+import { ConcurrentUpdate, DependencyUnavailable, StorageFormatTooNew } from '../../storage/errors.js';
 import { logger } from '../logger.js';
 import type { LambdaRequest, PlacementMiddleware } from '../types.js';
 import { versionHeaders } from './microversion.js';
@@ -92,6 +92,9 @@ export const errorResponse = (): PlacementMiddleware => ({
       error = new HttpError(409, error.message, { code: ErrorCode.CONCURRENT_UPDATE });
     } else if (error instanceof ItemTooLarge) {
       error = new HttpError(400, error.message);
+    } else if (error instanceof StorageFormatTooNew) {
+      logger.error('table at a newer storage format', { error });
+      error = new HttpError(503, error.message);
     } else if (error instanceof DependencyUnavailable) {
       logger.warn('DynamoDB unavailable', { error });
       error = serviceUnavailable('The service could not reach its database in time. Please retry.');

@@ -4,10 +4,15 @@
  * query (GET /resource_providers/{uuid}/allocations).
  *
  *   pk RP#<provider uuid>   sk ALLOC#<consumer uuid>
+ *
+ * Storage format 1 (release 1.0.0) repeats the consumer's uuid in an
+ * attribute; from format 2 the sort key alone holds it (uuids are keyed in
+ * lower case, as they are stored): every read of a provider's allocations,
+ * nova's most frequent, reads fewer bytes. Both are read.
  */
 import type { Resources } from '../../domain/model.js';
 import { foldUuidCase } from '../../domain/uuid.js';
-import { numberMapField, stringField, TYPE_ATTRIBUTE, type Item, type Key } from './fields.js';
+import { numberMapField, optionalStringField, stringField, TYPE_ATTRIBUTE, type Item, type Key } from './fields.js';
 import { providerPartition } from './provider.js';
 
 export const ALLOCATION_TYPE = 'allocation';
@@ -24,15 +29,16 @@ export interface Allocation {
   resources: Resources;
 }
 
-export const encodeAllocation = (providerUuid: string, allocation: Allocation): Item => ({
+/** The item in storage format `format` (storage-format.ts: the format the table is at). */
+export const encodeAllocation = (providerUuid: string, allocation: Allocation, format: number): Item => ({
   ...allocationKey(providerUuid, allocation.consumerUuid),
   [TYPE_ATTRIBUTE]: ALLOCATION_TYPE,
-  [AllocationAttribute.consumerUuid]: allocation.consumerUuid,
+  ...(format < 2 ? { [AllocationAttribute.consumerUuid]: allocation.consumerUuid } : {}),
   [AllocationAttribute.resources]: allocation.resources,
 });
 
 export const decodeAllocation = (item: Item): Allocation => ({
-  consumerUuid: stringField(item, AllocationAttribute.consumerUuid),
+  consumerUuid: optionalStringField(item, AllocationAttribute.consumerUuid) ?? stringField(item, 'sk').slice(ALLOCATION_PREFIX.length),
   resources: numberMapField(item, AllocationAttribute.resources),
 });
 

@@ -22,11 +22,18 @@ import {
 const uuid = 'a0000000-0000-4000-8000-000000000001';
 
 describe('the small item models', () => {
-  it('round-trip an allocation in its provider partition', () => {
-    const item = encodeAllocation(uuid, { consumerUuid: 'd1', resources: { VCPU: 1 } });
-    expect(item).toMatchObject({ ...allocationKey(uuid, 'd1'), type: ALLOCATION_TYPE });
-    expect(isAllocationItem(item)).toBe(true);
-    expect(decodeAllocation(item)).toEqual({ consumerUuid: 'd1', resources: { VCPU: 1 } });
+  it('round-trip an allocation in its provider partition, in either storage format', () => {
+    for (const format of [1, 2]) {
+      const item = encodeAllocation(uuid, { consumerUuid: 'd1', resources: { VCPU: 1 } }, format);
+      expect(item).toMatchObject({ ...allocationKey(uuid, 'd1'), type: ALLOCATION_TYPE });
+      expect(isAllocationItem(item)).toBe(true);
+      expect(decodeAllocation(item)).toEqual({ consumerUuid: 'd1', resources: { VCPU: 1 } });
+    }
+  });
+
+  it("writes the consumer's uuid as release 1.0.0 reads it in format 1 only", () => {
+    expect(encodeAllocation(uuid, { consumerUuid: 'd1', resources: { VCPU: 1 } }, 1)).toHaveProperty('consumerUuid', 'd1');
+    expect(encodeAllocation(uuid, { consumerUuid: 'd1', resources: { VCPU: 1 } }, 2)).not.toHaveProperty('consumerUuid');
   });
 
   it('round-trip a provider name', () => {

@@ -1,0 +1,104 @@
+/**
+ * Versioned storage formats (docs/operators/upgrade.md): the table records
+ * the format of its items (items/storage-format.ts; none: format 1, release
+ * 1.0.0's). This release reads every format in KNOWN_FORMATS and writes the
+ * table's format: the previous release's until the operator finalizes the
+ * upgrade, its own after. A table at a format newer than it knows is
+ * refused with a 503 before anything is read or written (client.ts asks
+ * checkStorageFormat before every request of an item), never misread.
+ *
+ * The format only moves forward, and only by the operator's finalize, which
+ * refuses while any function runs an older release; so an instance may keep
+ * the format it read for a while (config.storageFormatSeconds): a stale value is the older format,
+ * which every release since reads.
+ */
+import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config.js';
+import { StorageFormatTooNew } from './errors.js';
+import { decodeStorageFormat, encodeStorageFormat, STORAGE_FORMAT_KEY, StorageFormatAttribute, type StorageFormatRecord } from './items/storage-format.js';
+
+/** Format 1: release 1.0.0's items. Format 2: an allocation item no longer repeats its consumer's uuid (its sort key has it). */
+export const KNOWN_FORMATS = [1, 2] as const;
+export const NEWEST_FORMAT = 2;
+/** A table without a format record was written by release 1.0.0. */
+const UNRECORDED_FORMAT = 1;
+
+let known: { format: number; readAt: number } | undefined;
+let reading: Promise<number> | undefined;
+
+/** The format the table is at, as last read (the previous release's until it is read). */
+export const writesFormat = (): number => known?.format ?? UNRECORDED_FORMAT;
+
+async function readFormat(client: DynamoDBDocumentClient): Promise<number> {
+  const output = await client.send(new GetCommand({ TableName: config.tableName, Key: STORAGE_FORMAT_KEY }));
+  const format = output.Item === undefined ? UNRECORDED_FORMAT : decodeStorageFormat(output.Item).format;
+  known = { format, readAt: Date.now() };
+  return format;
+}
+
+/**
+ * Throws StorageFormatTooNew when the table is at a format this release
+ * does not know; reads the format again once it is
+ * config.storageFormatSeconds old. `client` is
+ * one without this check (client.ts: the other client's requests are what
+ * this check guards, and the format's own reads must not wait for it).
+ */
+export async function checkStorageFormat(client: DynamoDBDocumentClient): Promise<void> {
+  if (known === undefined || Date.now() - known.readAt >= config.storageFormatSeconds * 1000) {
+    reading ??= readFormat(client).finally(() => (reading = undefined));
+    await reading;
+  }
+  const format = writesFormat();
+  if (format > NEWEST_FORMAT) throw new StorageFormatTooNew(format, NEWEST_FORMAT, config.release);
+}
+
+/** The format record as stored (none: format 1), read strongly consistently. */
+export async function storageFormatRecord(client: DynamoDBDocumentClient): Promise<StorageFormatRecord> {
+  const output = await client.send(new GetCommand({ TableName: config.tableName, Key: STORAGE_FORMAT_KEY, ConsistentRead: true }));
+  return output.Item === undefined ? { format: UNRECORDED_FORMAT } : decodeStorageFormat(output.Item);
+}
+
+/**
+ * Moves the table from format `to - 1` to `to` (a table without a record
+ * counts as format 1). False when the table is not at `to - 1`.
+ */
+export async function finalizeStorageFormat(client: DynamoDBDocumentClient, to: number): Promise<boolean> {
+  const record = encodeStorageFormat({ format: to, finalizedAt: new Date().toISOString(), finalizedBy: config.release });
+  const previous = to - 1;
+  try {
+    await client.send(
+      new PutCommand({
+        TableName: config.tableName,
+        Item: record,
+        ConditionExpression: previous === UNRECORDED_FORMAT ? 'attribute_not_exists(pk) OR #format = :previous' : '#format = :previous',
+        ExpressionAttributeNames: { '#format': StorageFormatAttribute.format },
+        ExpressionAttributeValues: { ':previous': previous },
+      }),
+    );
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
+  known = { format: to, readAt: Date.now() };
+  return true;
+}
+
+/**
+ * A table this release creates starts at its newest format: nothing older
+ * will read it. A table that already has a record keeps it.
+ */
+export async function recordNewTableFormat(client: DynamoDBDocumentClient): Promise<void> {
+  const record = encodeStorageFormat({ format: NEWEST_FORMAT, finalizedAt: new Date().toISOString(), finalizedBy: config.release });
+  try {
+    await client.send(
+      new PutCommand({
+        TableName: config.tableName,
+        Item: record,
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  } catch (error) {
+    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+  }
+  known = undefined;
+}

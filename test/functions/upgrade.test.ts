@@ -1,0 +1,110 @@
+/**
+ * Versioned storage formats through the API (docs/operators/upgrade.md): a
+ * table without a format record is release 1.0.0's and is written as 1.0.0
+ * reads it until the operator finalizes; a table at a format newer than this
+ * release knows is refused with a 503, never misread.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { useLocalService } from '../support/local-service.js';
+
+const RELEASE = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
+const FORMAT_KEY = { pk: 'TABLE', sk: 'STORAGE_FORMAT' };
+const PROVIDER = 'a0000000-0000-4000-8000-0000000000a1';
+const [OLD_CONSUMER, NEW_CONSUMER] = ['c0000000-0000-4000-8000-0000000000c1', 'c0000000-0000-4000-8000-0000000000c2'];
+
+// The format read on every request, so that the test's own changes of the record take effect at once.
+const service = useLocalService(() => ({ PLACEMENT_STORAGE_FORMAT_SECONDS: '0' }));
+const api = service.client({ token: 'admin', version: '1.39' });
+
+/** The table, as the test reaches it beside the service (the in-process service set the endpoint). */
+function table(): DynamoDBDocumentClient {
+  const endpoint = process.env.PLACEMENT_DYNAMODB_ENDPOINT!;
+  return DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }));
+}
+const TABLE_NAME = 'placement';
+
+async function storedAllocation(consumer: string): Promise<Record<string, unknown> | undefined> {
+  const output = await table().send(new GetCommand({ TableName: TABLE_NAME, Key: { pk: `RP#${PROVIDER}`, sk: `ALLOC#${consumer}` } }));
+  return output.Item;
+}
+
+async function claim(consumer: string): Promise<void> {
+  const body = {
+    allocations: { [PROVIDER]: { resources: { VCPU: 1 } } },
+    project_id: 'p',
+    user_id: 'u',
+    consumer_generation: null,
+    consumer_type: 'INSTANCE',
+  };
+  expect((await api('PUT', `/allocations/${consumer}`, body)).status).toBe(204);
+}
+
+describe('storage formats and the upgrade routes', () => {
+  it('starts a table it creates at its newest format and says which release answers', async () => {
+    const response = await api('GET', '/upgrade');
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({
+      release: RELEASE,
+      storage_format: { table: 2, known: [1, 2], newest: 2, finalized_by: RELEASE },
+      changes_in_flight: 0,
+    });
+  });
+
+  it("writes what release 1.0.0 reads on 1.0.0's table until finalized, and its own format after", async () => {
+    expect((await api('POST', '/resource_providers', { name: 'compute-1', uuid: PROVIDER })).status).toBe(200);
+    expect(
+      (await api('PUT', `/resource_providers/${PROVIDER}/inventories`, { resource_provider_generation: 0, inventories: { VCPU: { total: 8 } } })).status,
+    ).toBe(200);
+
+    // Release 1.0.0 wrote no format record.
+    await table().send(new DeleteCommand({ TableName: TABLE_NAME, Key: FORMAT_KEY }));
+    expect((await api('GET', '/upgrade')).body.storage_format).toMatchObject({ table: 1, finalized_at: null });
+    await claim(OLD_CONSUMER);
+    expect(await storedAllocation(OLD_CONSUMER)).toMatchObject({ consumerUuid: OLD_CONSUMER, resources: { VCPU: 1 } });
+
+    // A finalize meant for another release's format is refused; this one's moves the table on.
+    expect((await api('POST', '/upgrade/finalize', { format: 3 })).status).toBe(409);
+    const finalized = await api('POST', '/upgrade/finalize', { format: 2 });
+    expect(finalized.status).toBe(200);
+    expect(finalized.body.storage_format).toMatchObject({ table: 2, finalized_by: RELEASE });
+    expect((await api('POST', '/upgrade/finalize', { format: 2 })).status).toBe(200);
+
+    await claim(NEW_CONSUMER);
+    const item = await storedAllocation(NEW_CONSUMER);
+    expect(item).toMatchObject({ resources: { VCPU: 1 } });
+    expect(item).not.toHaveProperty('consumerUuid');
+
+    // Both formats read back alike.
+    const listing = await api('GET', `/resource_providers/${PROVIDER}/allocations`);
+    expect(Object.keys(listing.body.allocations).sort()).toEqual([OLD_CONSUMER, NEW_CONSUMER]);
+    for (const consumer of [OLD_CONSUMER, NEW_CONSUMER]) {
+      expect((await api('GET', `/allocations/${consumer}`)).body.allocations).toEqual({ [PROVIDER]: { resources: { VCPU: 1 }, generation: 3 } });
+    }
+  });
+
+  it('refuses with a 503 that says why a table at a format newer than it knows, and reads nothing of it', async () => {
+    await table().send(new PutCommand({ TableName: TABLE_NAME, Item: { ...FORMAT_KEY, type: 'storageFormat', format: 3 } }));
+    try {
+      for (const path of ['/resource_providers', `/allocations/${OLD_CONSUMER}`, '/upgrade']) {
+        const response = await api('GET', path);
+        expect(response.status, path).toBe(503);
+        expect(response.body.errors[0].detail).toMatch(/storage format 3, newer than release .* reads \(up to format 2\)/);
+      }
+      expect((await api('DELETE', `/allocations/${NEW_CONSUMER}`)).status).toBe(503);
+      // The version document reads no table.
+      expect((await api('GET', '/')).status).toBe(200);
+    } finally {
+      await table().send(new PutCommand({ TableName: TABLE_NAME, Item: { ...FORMAT_KEY, type: 'storageFormat', format: 2 } }));
+    }
+    expect((await api('GET', `/allocations/${NEW_CONSUMER}`)).status).toBe(200);
+  });
+
+  it('lets admins only check and finalize by default', async () => {
+    const user = service.client({ token: 'someone:project', version: '1.39' });
+    expect((await user('GET', '/upgrade')).status).toBe(403);
+    expect((await user('POST', '/upgrade/finalize', { format: 2 })).status).toBe(403);
+  });
+});
