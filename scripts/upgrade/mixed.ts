@@ -204,6 +204,7 @@ async function compareState(step: string, release: Service, fresh: Service): Pro
 async function upgradeCommand(args: string[]): Promise<{ status: number; output: string } | undefined> {
   const [command, help] = tsx('admin/main.ts', ['--help']);
   const overview = await runToEnd(`admin-help-${++runs}`, options.logs, command, [...help], { cwd: ROOT });
+  if (overview.status !== 0) throw new Error(`placement-admin --help exited with ${overview.status}; its output: ${overview.log}`);
   if (!/^\s+upgrade\s/m.test(overview.output)) return undefined;
   const [, upgradeArgs] = tsx('admin/main.ts', ['upgrade', ...args]);
   const run = await runToEnd(`upgrade-${args[0]}-${++runs}`, options.logs, command, [...upgradeArgs], { cwd: ROOT });
