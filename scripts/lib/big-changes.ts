@@ -282,7 +282,7 @@ async function sharingProvider(placement: PlacementClient, uuid: string) {
 }
 
 const aggregatesState = async (placement: PlacementClient, { provider, names }: Tagged) => ({
-  provider: await providerState(placement, provider),
+  provider: await providerState(placement, provider).catch(() => 'absent'),
   members: await Promise.all(
     [names[0], names.at(-1)].map(async (aggregate) => (await ok(placement, 'GET', `/resource_providers?member_of=${aggregate}`)).resource_providers.length),
   ),
@@ -312,6 +312,19 @@ export const clearManyAggregates: BigChange<Tagged> = {
     }
   },
   change: (placement, { provider }) => setAggregates(placement, provider, []),
+  snapshot: aggregatesState,
+};
+
+/** The same sharing provider, put into all its aggregates by one request, deleted. */
+export const deleteProviderInManyAggregates: BigChange<Tagged> = {
+  name: 'DELETE a sharing provider in many aggregates',
+  plan: taggedPlan('aggregate'),
+  async prepare(placement, plan) {
+    await sharingProvider(placement, plan.provider);
+    const response = await setAggregates(placement, plan.provider, plan.names);
+    if (response.status !== 200) throw new Error(`PUT aggregates: ${response.status} ${response.text}`);
+  },
+  change: (placement, { provider }) => placement.delete(`/resource_providers/${provider}`),
   snapshot: aggregatesState,
 };
 
@@ -363,4 +376,21 @@ export const BIG_CHANGES_AT_NOVA_SIZES: [BigChange<any>, number][] = [
   [clearManyAggregates, 300],
   [manyTraits, 300],
   [deleteProviderWithManyTraits, 300],
+];
+
+/**
+ * What `npm run bench:big-changes` times: the aggregates and traits at a few
+ * sizes up to most of what one provider's record holds (about 9,600
+ * aggregates), taking them away by deleting the provider, and nova's
+ * 200-instance changes.
+ */
+export const BIG_CHANGES_BENCHED: [BigChange<any>, number][] = [
+  ...[500, 2000, 6000].map((size): [BigChange<any>, number] => [manyAggregates, size]),
+  ...[500, 2000, 6000].map((size): [BigChange<any>, number] => [deleteProviderInManyAggregates, size]),
+  ...[1000, 3000].map((size): [BigChange<any>, number] => [manyTraits, size]),
+  ...[1000, 3000].map((size): [BigChange<any>, number] => [deleteProviderWithManyTraits, size]),
+  [reshapeVgpuToChild, 200],
+  [reshapeVcpuToPcpu, 200],
+  [postManyAllocations, 200],
+  [moveSubtree, 200],
 ];

@@ -13,6 +13,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isServerError, isThrottlingError, isTransientError } from '@smithy/core/retry';
 import { config } from '../config.js';
+import { recordRequest } from './consumed-capacity.js';
 import { DependencyUnavailable } from './errors.js';
 import { ItemTooLarge } from './items/fields.js';
 
@@ -55,6 +56,18 @@ export function dynamo(): DynamoDBDocumentClient {
         }
       },
       { step: 'initialize', name: 'dependencyFailures', priority: 'high' },
+    );
+    // Counted per request, outermost too, so that the count is of calls made, not of the SDK's attempts.
+    base.middlewareStack.add(
+      (next) => async (args) => {
+        const sent = performance.now();
+        try {
+          return await next(args);
+        } finally {
+          recordRequest(sent, performance.now());
+        }
+      },
+      { step: 'initialize', name: 'countRequests', priority: 'high' },
     );
     client = DynamoDBDocumentClient.from(base, { marshallOptions: { removeUndefinedValues: true } });
   }
