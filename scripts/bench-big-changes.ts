@@ -97,11 +97,11 @@ for (const [scenario, baseSize] of BIG_CHANGES_BENCHED) {
     differing += differences(states.target, states.reference).length;
   }
   const status = (side: keyof typeof sides) => [...statuses[side]].join('/');
-  rows.push(
+  const row =
     `| ${scenario.name} | ${size} | ${status('target')} | ${figure(times.target)} | ${status('reference')} | ${figure(times.reference)} | ` +
-      `${figure(costs.requests)} | ${figure(costs.critical)} | ${figure(costs.write)} | ${differing} |`,
-  );
-  console.error(`done: ${scenario.name} (${size})`);
+    `${figure(costs.requests)} | ${figure(costs.critical)} | ${figure(costs.write)} | ${differing} |`;
+  rows.push(row);
+  console.error(`done: ${row}`);
 }
 
 console.log(`\n${rounds} rounds per change, the sides alternating which goes first; target ${values.target}, reference ${values.reference}\n`);

@@ -322,7 +322,14 @@ export const deleteProviderInManyAggregates: BigChange<Tagged> = {
   async prepare(placement, plan) {
     await sharingProvider(placement, plan.provider);
     const response = await setAggregates(placement, plan.provider, plan.names);
-    if (response.status !== 200) throw new Error(`PUT aggregates: ${response.status} ${response.text}`);
+    if (response.status === 200) return;
+    // A service whose function timed out (503) may still have landed the change, as an operator would find.
+    for (let waited = 0; response.status === 503 && waited < 120; waited++) {
+      const { aggregates } = await ok(placement, 'GET', `/resource_providers/${plan.provider}/aggregates`, undefined, '1.19');
+      if (aggregates.length === plan.names.length) return;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+    throw new Error(`PUT aggregates: ${response.status} ${response.text}`);
   },
   change: (placement, { provider }) => placement.delete(`/resource_providers/${provider}`),
   snapshot: aggregatesState,
@@ -334,7 +341,17 @@ async function createTraits(placement: PlacementClient, names: string[]) {
 
 const traitsState = async (placement: PlacementClient, { provider, names }: Tagged) => ({
   provider: sorted(await ok(placement, 'GET', `/resource_providers/${provider}/traits`, undefined, '1.6').catch(() => 'absent')),
-  associated: sorted((await ok(placement, 'GET', `/traits?name=in:${names.join(',')}&associated=true`, undefined, '1.6')).traits),
+  // A hundred names a query: a few thousand do not fit one URL.
+  associated: sorted(
+    (
+      await Promise.all(
+        Array.from({ length: Math.ceil(names.length / 100) }, async (_, n) => {
+          const query = `/traits?name=in:${names.slice(100 * n, 100 * (n + 1)).join(',')}&associated=true`;
+          return (await ok(placement, 'GET', query, undefined, '1.6')).traits as string[];
+        }),
+      )
+    ).flat(),
+  ),
   deletable: (await placement.request('DELETE', `/traits/${names[0]}`, { version: '1.6' })).status,
 });
 
