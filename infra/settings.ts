@@ -99,14 +99,20 @@ export interface PlacementSettings {
 const DEFAULT_MEMORY_MB: Partial<Record<FunctionName, number>> = { 'allocation-candidates': 1536, reshaper: 512, router: 1024 };
 const BASE_MEMORY_MB = 256;
 /**
- * API Gateway gives up after 30 s. CRUD calls take milliseconds; the search, and the write families that take changes
- * of any size (a reshape, hundreds of consumers at once, a subtree moved: docs/design/multi-step-changes.md), seconds.
+ * API Gateway gives up after 30 s. CRUD calls take milliseconds; the search, and every family that writes, seconds: any
+ * write may be a change of any size (a reshape, hundreds of consumers, a subtree moved, thousands of aggregates or
+ * custom traits or classes on a provider: docs/design/multi-step-changes.md), and any write may meet a change whose
+ * writer died and finish it.
  */
 const DEFAULT_TIMEOUT_SECONDS: Partial<Record<FunctionName, number>> = {
   'allocation-candidates': 29,
   allocations: 29,
   reshaper: 29,
   'resource-providers': 29,
+  inventories: 29,
+  aggregates: 29,
+  traits: 29,
+  'resource-classes': 29,
   authorizer: 10,
   router: 29,
 };

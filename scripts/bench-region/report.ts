@@ -12,6 +12,9 @@ export interface RequestRecord {
   handlerMs: number;
   /** Bytes of the record line (what CloudWatch Logs ingests for it). */
   logBytes: number;
+  /** DynamoDB requests made, and the longest chain of them made one after another. */
+  dynamoRequests: number;
+  criticalPath: number;
 }
 
 export interface KindSummary {

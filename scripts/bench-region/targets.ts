@@ -41,7 +41,9 @@ class Records {
   add(chunk: string): void {
     const lines = (this.partial + chunk).split('\n');
     this.partial = lines.pop()!;
-    for (const line of lines) {
+    for (const output of lines) {
+      // The bundles' runtime prefixes each function's output with its name.
+      const line = output.replace(/^\[[^\]]*\] /, '');
       if (!line.startsWith('{') || !line.includes('"_aws"')) continue;
       const record = JSON.parse(line) as Record<string, unknown>;
       if (typeof record.requestId !== 'string') continue;
@@ -50,6 +52,8 @@ class Records {
         write: Number(record.WriteCapacityUnits ?? 0),
         handlerMs: Number(record.Latency ?? 0),
         logBytes: Buffer.byteLength(line) + 1,
+        dynamoRequests: Number(record.dynamoRequests ?? 0),
+        criticalPath: Number(record.criticalPath ?? 0),
       });
     }
   }
@@ -72,7 +76,7 @@ async function waitUntilUp(url: string, seconds: number): Promise<void> {
   throw new Error(`${url} did not answer GET / within ${seconds} s`);
 }
 
-/** Any running Placement; `recordsFile` is where a service of ours writes its stdout (PLACEMENT_METRICS=true). */
+/** Any running Placement; `recordsFile` is where a service of ours writes its stdout (PLACEMENT_METRICS=true), or the bundles' runtime its output. */
 export function existingTarget(name: string, url: string, recordsFile?: string): Target {
   if (recordsFile === undefined) return { name, url, stop: async () => undefined };
   const records = new Records();

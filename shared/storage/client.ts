@@ -13,6 +13,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isServerError, isThrottlingError, isTransientError } from '@smithy/core/retry';
 import { config } from '../config.js';
+import { recordRequest } from './consumed-capacity.js';
 import { DependencyUnavailable } from './errors.js';
 import { ItemTooLarge } from './items/fields.js';
 import { checkStorageFormat } from './storage-format.js';
@@ -67,6 +68,18 @@ function createClient(checkFormat: boolean): DynamoDBDocumentClient {
       }
     },
     { step: 'initialize', name: 'dependencyFailures', priority: 'high' },
+  );
+  // Counted per request, outermost too, so that the count is of calls made, not of the SDK's attempts.
+  base.middlewareStack.add(
+    (next) => async (args) => {
+      const sent = performance.now();
+      try {
+        return await next(args);
+      } finally {
+        recordRequest(sent, performance.now());
+      }
+    },
+    { step: 'initialize', name: 'countRequests', priority: 'high' },
   );
   if (checkFormat) {
     // Nothing of a table at a storage format this release does not know is read or written (storage-format.ts).

@@ -14,6 +14,8 @@ interface Totals {
   read: number;
   write: number;
   items: number;
+  /** When each DynamoDB request was sent and answered (performance.now()). */
+  requests: [number, number][];
 }
 
 /**
@@ -24,13 +26,13 @@ interface Totals {
  */
 export const RETURN_CONSUMED_CAPACITY = 'INDEXES' as const;
 
-const outsideRequests: Totals = { read: 0, write: 0, items: 0 };
+const outsideRequests: Totals = { read: 0, write: 0, items: 0, requests: [] };
 const perRequest = new AsyncLocalStorage<Totals>();
 const totals = (): Totals => perRequest.getStore() ?? outsideRequests;
 
 /** Runs `work` with totals of its own: what it consumes is counted apart from everything else. */
 export function trackConsumedCapacity<T>(work: () => T): T {
-  return perRequest.run({ read: 0, write: 0, items: 0 }, work);
+  return perRequest.run({ read: 0, write: 0, items: 0, requests: [] }, work);
 }
 
 /**
@@ -52,12 +54,42 @@ export function recordItemsRead(count: number): void {
   totals().items += count;
 }
 
+/**
+ * One DynamoDB request (an API call, however many attempts the SDK made), sent at `sent` and answered at `answered`.
+ * Kept only within a request's scope: outside any (the local server's periodic sweep) nobody would take them.
+ */
+export function recordRequest(sent: number, answered: number): void {
+  perRequest.getStore()?.requests.push([sent, answered]);
+}
+
 /** The units consumed and items read since the last call, then resets the count. */
-export function takeConsumedCapacity(): Totals {
+export function takeConsumedCapacity(): Omit<Totals, 'requests'> {
   const into = totals();
-  const taken = { ...into };
+  const taken = { read: into.read, write: into.write, items: into.items };
   into.read = 0;
   into.write = 0;
   into.items = 0;
   return taken;
+}
+
+/**
+ * The DynamoDB requests since the last call, and how many of them lie on the
+ * critical path: the longest chain of requests each sent after the previous
+ * one was answered. The time a request spends waiting on DynamoDB is about
+ * that chain times DynamoDB's latency, whatever the latency (which differs
+ * between DynamoDB Local and DynamoDB). Resets the count.
+ */
+export function takeRequests(): { requests: number; critical: number } {
+  const into = totals();
+  const spans = into.requests.sort((a, b) => a[1] - b[1]);
+  into.requests = [];
+  // The longest chain of intervals each starting after the previous ended: take the earliest answered first.
+  let critical = 0;
+  let free = Number.NEGATIVE_INFINITY;
+  for (const [sent, answered] of spans) {
+    if (sent < free) continue;
+    critical++;
+    free = answered;
+  }
+  return { requests: spans.length, critical };
 }

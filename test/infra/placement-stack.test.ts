@@ -216,6 +216,17 @@ describe('the functions', () => {
     expect(memory('allocation-candidates')).toBe(1536);
   });
 
+  it('give every family that writes the time a change of any size takes (29 s), the others 10 s', () => {
+    const timeout = (family: string) =>
+      placementFunctions().find(([, fn]) => fn.Properties.Description === `Placement ${family} handler`)![1].Properties.Timeout;
+    const writers = ['resource-providers', 'inventories', 'aggregates', 'traits', 'resource-classes', 'allocations', 'reshaper'];
+    for (const family of writers) expect(timeout(family), family).toBe(29);
+    expect(timeout('allocation-candidates')).toBe(29);
+    for (const family of HANDLER_FAMILIES.filter((name) => !writers.includes(name) && name !== 'allocation-candidates')) {
+      expect(timeout(family), family).toBe(10);
+    }
+  });
+
   it('take memory, timeout and reserved concurrency from context, per function or for all', () => {
     const {
       templates: [custom],

@@ -5,7 +5,7 @@
  * numbers only the handlers know (request counts, errors and latency come
  * from the front door's and Lambda's own metrics). The same line carries
  * what the benchmarks and an operator chasing a request id need: route,
- * status, handler latency, request id, items read.
+ * status, handler latency, request id, items read, DynamoDB requests.
  *
  * It is kept small because every request pays for its bytes (CloudWatch Logs
  * ingestion): units are the only metric declared on every record (so the
@@ -21,7 +21,7 @@
  * record is off outside Lambda unless PLACEMENT_METRICS asks for it.
  */
 import { config } from '../../config.js';
-import { takeConsumedCapacity } from '../../storage/consumed-capacity.js';
+import { takeConsumedCapacity, takeRequests } from '../../storage/consumed-capacity.js';
 import { routeKey } from '../routes.js';
 import type { LambdaRequest, PlacementMiddleware } from '../types.js';
 
@@ -42,6 +42,7 @@ function record(request: LambdaRequest, latencyMs: number): Record<string, unkno
   const route = placement?.match?.route;
   const status = request.response?.statusCode ?? 500;
   const units = takeConsumedCapacity();
+  const { requests, critical } = takeRequests();
   const values: Partial<Record<RequestMetric, number>> = { ReadCapacityUnits: units.read };
   if (units.write > 0) values.WriteCapacityUnits = units.write;
   if (route?.handler === 'allocations' && (route.method === 'PUT' || route.method === 'POST') && status < 300) values.Claims = 1;
@@ -60,6 +61,9 @@ function record(request: LambdaRequest, latencyMs: number): Record<string, unkno
     status,
     requestId: placement?.requestId,
     itemsRead: units.items,
+    // DynamoDB requests, and those one after another (what AWS's latency multiplies): what a large change costs.
+    dynamoRequests: requests,
+    criticalPath: critical,
   };
 }
 
@@ -76,6 +80,7 @@ export const metrics = (write: MetricsWriter = toStdout): PlacementMiddleware =>
       if (!config.metrics) return;
       // Units consumed outside any request (module initialisation) are not this request's.
       takeConsumedCapacity();
+      takeRequests();
       started.set(request, performance.now());
     },
     after: emit,

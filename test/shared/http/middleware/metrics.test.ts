@@ -9,7 +9,13 @@ import { requestContext } from '../../../../shared/http/middleware/request-conte
 import { lambdaHandler } from '../../../../shared/http/lambda.js';
 import { operations as traitsOperations } from '../../../../functions/traits.js';
 import type { PlacementContext } from '../../../../shared/http/types.js';
-import { recordConsumedCapacity, takeConsumedCapacity } from '../../../../shared/storage/consumed-capacity.js';
+import {
+  recordConsumedCapacity,
+  recordRequest,
+  takeConsumedCapacity,
+  takeRequests,
+  trackConsumedCapacity,
+} from '../../../../shared/storage/consumed-capacity.js';
 import { ConcurrentUpdate } from '../../../../shared/storage/errors.js';
 
 function event(method: string, path: string, headers: Record<string, string> = {}): APIGatewayProxyEventV2 {
@@ -53,11 +59,18 @@ describe('the metrics middleware', () => {
 
   it('writes one small embedded-metric-format record per request', async () => {
     const lines: string[] = [];
-    const response = await chain(lines, async () => {
-      recordConsumedCapacity({ TableName: 'placement', CapacityUnits: 1.5 }, 'read');
-      recordConsumedCapacity([{ TableName: 'placement', CapacityUnits: 8 }], 'write');
-      return { statusCode: 204, body: '' };
-    })(event('PUT', '/allocations/7b0d8a1e-5f0c-4c1a-9d55-3a1c2a0e6f10', { 'openstack-api-version': 'placement 1.39' }), context);
+    // In the scope lambdaHandler opens for each invocation, outside which requests are not kept.
+    const response = await trackConsumedCapacity(() =>
+      chain(lines, async () => {
+        recordConsumedCapacity({ TableName: 'placement', CapacityUnits: 1.5 }, 'read');
+        recordConsumedCapacity([{ TableName: 'placement', CapacityUnits: 8 }], 'write');
+        // Two requests at once, then one after them.
+        recordRequest(1, 2);
+        recordRequest(1.5, 3);
+        recordRequest(3, 4);
+        return { statusCode: 204, body: '' };
+      })(event('PUT', '/allocations/7b0d8a1e-5f0c-4c1a-9d55-3a1c2a0e6f10', { 'openstack-api-version': 'placement 1.39' }), context),
+    );
 
     expect(lines).toHaveLength(1);
     const record = JSON.parse(lines[0]!);
@@ -82,6 +95,8 @@ describe('the metrics middleware', () => {
       status: 204,
       requestId: response.headers!['x-openstack-request-id'],
       itemsRead: 0,
+      dynamoRequests: 3,
+      criticalPath: 2,
     });
     expect(record.Latency).toBeGreaterThanOrEqual(0);
   });
@@ -159,6 +174,20 @@ describe('consumed capacity', () => {
     recordConsumedCapacity({ CapacityUnits: 10 }, 'write');
     recordConsumedCapacity({ CapacityUnits: 6, ReadCapacityUnits: 2, WriteCapacityUnits: 4 }, 'write');
     expect(takeConsumedCapacity()).toEqual({ read: 5, write: 14, items: 0 });
+  });
+
+  it('counts the requests on the critical path: the longest chain of requests each sent after the previous was answered', () => {
+    trackConsumedCapacity(() => {
+      // Thirty-two at once, then a worker of the pool sends one more as soon as its first is answered, twice over.
+      for (let n = 0; n < 32; n++) recordRequest(0, 10 + n);
+      recordRequest(10, 50);
+      recordRequest(50, 60);
+      expect(takeRequests()).toEqual({ requests: 34, critical: 3 });
+      expect(takeRequests()).toEqual({ requests: 0, critical: 0 });
+    });
+    // Outside a request's scope nothing is kept.
+    recordRequest(0, 1);
+    expect(takeRequests()).toEqual({ requests: 0, critical: 0 });
   });
 
   it('keeps the units of requests served at the same time apart', async () => {
