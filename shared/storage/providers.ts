@@ -32,6 +32,7 @@ import {
   sharingPartition,
 } from './items/search-entry.js';
 import { shardForProvider } from './items/catalog-use-count.js';
+import { SORT_PART_BYTES } from './items/key-parts.js';
 
 export async function getProvider(uuid: string): Promise<Provider | undefined> {
   const item = await getItem(providerKey(uuid));
@@ -148,7 +149,8 @@ export async function listTree(rootUuid: string): Promise<Provider[]> {
  * provider read for its root.
  */
 export async function listTreeOf(uuid: string): Promise<Provider[] | undefined> {
-  const asRoot = await listTree(uuid);
+  // A string too long for a sort key names no stored provider (their uuids are keys): only the provider read can tell.
+  const asRoot = Buffer.byteLength(treeSortPrefix(uuid)) <= SORT_PART_BYTES ? await listTree(uuid) : [];
   if (asRoot.some((provider) => provider.uuid === uuid)) return asRoot;
   const provider = (await getProviders([uuid], { consistent: false })).get(uuid);
   return provider && listTree(provider.rootUuid);
