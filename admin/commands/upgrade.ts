@@ -28,9 +28,22 @@ const OPTIONS = {
 
 type Values = { url: string[]; token?: string; stack?: string; region?: string };
 
+/** What both commands take: the region's endpoints and, optionally, its stack. */
+const REGION_ARGUMENTS = {
+  synopsis: '--url URL [--url URL ...] [--stack NAME --region REGION] [options]',
+  options: OPTIONS,
+  check: checkOptions,
+};
+
 function checkOptions(values: { url: string[]; stack?: string; region?: string }): void {
   if (values.url.length === 0) throw new UsageError('--url URL is required');
   if ((values.stack === undefined) !== (values.region === undefined)) throw new UsageError('--stack and --region go together');
+}
+
+/** The region as it is now and the next safe step in it. */
+async function regionAndStep(values: unknown): Promise<{ region: RegionState; step: NextStep }> {
+  const region = await readRegion(values as Values);
+  return { region, step: nextStep(region) };
 }
 
 /** Asks each URL for GET /upgrade: a 404 is a release from before the upgrade routes (1.0.0). */
@@ -89,18 +102,15 @@ function describe({ status, runners }: RegionState, step: NextStep): string {
 export const upgradeCheck = command({
   name: 'upgrade check',
   summary: "an upgrade's state: the table's storage format, changes in flight, each part's release, the next safe step",
-  synopsis: '--url URL [--url URL ...] [--stack NAME --region REGION] [options]',
+  ...REGION_ARGUMENTS,
   description: [
     'Asks each URL for GET /upgrade (a release from before 1.1.0 has no such route and counts as 1.0.0) and,',
     "with --stack, AWS for the release of every function of the region's stack. Prints the table's storage",
     'format, the multi-step changes in flight, what each part runs and the formats its release reads, and the',
     'next safe step: wait for the deploy, finalize, or nothing to do. Changes nothing.',
   ].join('\n'),
-  options: OPTIONS,
-  check: checkOptions,
   run: async (values) => {
-    const region = await readRegion(values as Values);
-    const step = nextStep(region);
+    const { region, step } = await regionAndStep(values);
     console.log(values.json ? JSON.stringify({ ...region, next: step }, null, 2) : describe(region, step));
     return 0;
   },
@@ -109,18 +119,15 @@ export const upgradeCheck = command({
 export const upgradeFinalize = command({
   name: 'upgrade finalize',
   summary: 'moves the table to the newest storage format once every part of the region reads it',
-  synopsis: '--url URL [--url URL ...] [--stack NAME --region REGION] [options]',
+  ...REGION_ARGUMENTS,
   description: [
     'Checks the region as "upgrade check" does and, when every part of it runs a release that reads the newest',
     'storage format, moves the table to it (POST /upgrade/finalize to the first URL of that release). Refuses,',
     'with exit status 1 and the reason, while any part still runs an older release. After it, rolling back to a',
     'release that cannot read the new format needs the backup taken before the upgrade (docs/operators/upgrade.md).',
   ].join('\n'),
-  options: OPTIONS,
-  check: checkOptions,
   run: async (values) => {
-    const region = await readRegion(values as Values);
-    const step = nextStep(region);
+    const { region, step } = await regionAndStep(values);
     if (step.kind === 'done') {
       console.log(`nothing to do: ${step.reason}`);
       return 0;
