@@ -4,6 +4,7 @@
  * is wholly there or wholly absent, and whether anything of a change is left
  * in the table.
  */
+import { randomUUID } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
 import type { PlacementClient } from '../../admin/placement-client.js';
@@ -78,4 +79,29 @@ export async function rewriteConsumer(placement: PlacementClient, consumer: stri
     Object.entries(allocations as Record<string, { resources: unknown }>).map(([uuid, { resources }]) => [uuid, { resources }]),
   );
   return placement.put(`/allocations/${consumer}`, { allocations: resources, project_id, user_id, consumer_generation }, { version: '1.28' });
+}
+
+/**
+ * After an interrupted reshape: a new instance on the host, then a write of an
+ * instance the change holds, each refused (409) while the dead writer's lease
+ * lasts and then taken (204). The seconds it took (at most a minute, else it fails).
+ */
+export async function claimsTakenAgain(placement: PlacementClient, plan: { root: string; consumers: string[] }): Promise<number> {
+  const claiming = Date.now();
+  const instance = randomUUID();
+  const newInstance = () =>
+    placement.put(
+      `/allocations/${instance}`,
+      { allocations: { [plan.root]: { resources: { VCPU: 1, MEMORY_MB: 512 } } }, project_id: 'crash', user_id: 'crash', consumer_generation: null },
+      { version: '1.28' },
+    );
+  for (const claim of [newInstance, () => rewriteConsumer(placement, plan.consumers[0]!)]) {
+    let status = 0;
+    while (status !== 204 && Date.now() - claiming < 60_000) {
+      status = (await claim()).status;
+      if (status !== 204) expect(status).toBe(409);
+    }
+    expect(status).toBe(204);
+  }
+  return (Date.now() - claiming) / 1000;
 }

@@ -1,0 +1,52 @@
+/**
+ * The previous release of this service (the one CHANGELOG.md records before
+ * this checkout's version), to run beside the current code on one table as an
+ * upgrade does: its sources taken from this clone's git history at the
+ * release's commit, once per machine, sharing this checkout's node_modules
+ * (a release's dependencies are a subset of today's; the mixed-version run,
+ * scripts/upgrade/mixed.ts, installs the release's own).
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { previousRelease, readChangelog } from '../../scripts/upgrade/changelog.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
+
+export interface PreviousRelease {
+  version: string;
+  commit: string;
+  /** Its `npm start` entry point (local/start.ts), for startServiceProcess. */
+  entryPoint: string;
+}
+
+/** The previous release, unpacked; throws with what to do when the clone lacks its commit (a shallow clone). */
+export function previousReleaseSources(): PreviousRelease {
+  const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+  const release = previousRelease(readChangelog(readFileSync(join(ROOT, 'CHANGELOG.md'), 'utf8')), version);
+  const directory = join(tmpdir(), `placement-release-${release.version}-${release.commit}`);
+  const entryPoint = join(directory, 'local/start.ts');
+  if (!existsSync(entryPoint)) {
+    let archive: Buffer;
+    try {
+      archive = execFileSync('git', ['-C', ROOT, 'archive', release.commit], { maxBuffer: 512 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
+    } catch {
+      throw new Error(
+        `release ${release.version}'s commit ${release.commit} (CHANGELOG.md) is not in this clone: clone without --depth, or git fetch --unshallow`,
+      );
+    }
+    // Unpacked beside and renamed into place, so that tests in parallel never see half a release.
+    const unpacking = mkdtempSync(`${directory}.unpacking-`);
+    execFileSync('tar', ['-x', '-C', unpacking], { input: archive });
+    symlinkSync(join(ROOT, 'node_modules'), join(unpacking, 'node_modules'));
+    try {
+      renameSync(unpacking, directory);
+    } catch (error) {
+      rmSync(unpacking, { recursive: true, force: true });
+      if (!existsSync(entryPoint)) throw error;
+    }
+  }
+  return { version: release.version, commit: release.commit, entryPoint };
+}
