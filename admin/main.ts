@@ -7,13 +7,14 @@
  */
 import { EXIT_DIFFERENCES, EXIT_USAGE, helpText, parseOptions, UsageError, type Command } from './command-line.js';
 import { capacity } from './commands/capacity.js';
+import { explain } from './commands/explain.js';
 import { exportRegion } from './commands/export.js';
 import { importRegion } from './commands/import.js';
 import { migrate } from './commands/migrate.js';
 import { verify } from './commands/verify.js';
 
 const PROGRAM = 'placement-admin';
-const COMMANDS: Command[] = [migrate, exportRegion, importRegion, verify, capacity];
+const COMMANDS: Command[] = [migrate, exportRegion, importRegion, verify, capacity, explain];
 
 function overview(): string {
   const width = Math.max(...COMMANDS.map(({ name }) => name.length));
@@ -46,7 +47,7 @@ async function main(args: string[]): Promise<number> {
       console.log(helpText(PROGRAM, chosen));
       return 0;
     }
-    return await chosen.run(parsed.values);
+    return await chosen.run(parsed.values, parsed.argument);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     console.error(`${error.message}\n\n${helpText(PROGRAM, chosen)}`);

@@ -5,9 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Node } from 'constructs';
-import defaultRules from '../config/placement-8.0.0-policy-rules.json' with { type: 'json' };
 import { parsePolicyFile } from '../shared/auth/policy-yaml.js';
-import { buildPolicy } from '../shared/domain/policy.js';
+import { buildPolicy, DEFAULT_RULES } from '../shared/domain/policy.js';
 import { ROUTES, type HandlerName } from '../shared/http/routes.js';
 import { brakesFor, type RegionSize } from './brakes.js';
 import { FRONT_DOORS, knownMissing, type FrontDoor } from './front-doors.js';
@@ -280,7 +279,7 @@ function readPolicyRules(path: string, environment: Record<string, string>): Rec
   try {
     const rules = parsePolicyFile(readFileSync(path, 'utf8'));
     const enabled = (name: string) => /^(1|true|yes|on)$/i.test(environment[name] ?? '');
-    buildPolicy(defaultRules.rules, {
+    buildPolicy(DEFAULT_RULES, {
       enforceScope: enabled('PLACEMENT_ENFORCE_SCOPE'),
       enforceNewDefaults: enabled('PLACEMENT_ENFORCE_NEW_DEFAULTS'),
       overrides: rules,

@@ -1,5 +1,5 @@
 /**
- * The policy in force, built once from upstream's defaults, the configured
+ * The policy in force, built once from the default rules (upstream's and our routes'), the configured
  * mode and the operator's policy file (PLACEMENT_POLICY_FILE).
  *
  * In Lambda the file is the JSON the stack wrote at synth time from the
@@ -9,9 +9,8 @@
  * they are written.
  */
 import { readFileSync } from 'node:fs';
-import defaults from '../../config/placement-8.0.0-policy-rules.json' with { type: 'json' };
 import { config } from '../config.js';
-import { buildPolicy, type Policy } from '../domain/policy.js';
+import { buildPolicy, DEFAULT_RULES, type Policy } from '../domain/policy.js';
 
 export class PolicyFileError extends Error {}
 
@@ -64,7 +63,7 @@ export function policy(): Policy {
     const file = config.policyFile;
     const overrides = file === undefined ? undefined : readPolicyFile(file);
     try {
-      current = buildPolicy(defaults.rules, { enforceNewDefaults: config.enforceNewDefaults, enforceScope: config.enforceScope, overrides });
+      current = buildPolicy(DEFAULT_RULES, { enforceNewDefaults: config.enforceNewDefaults, enforceScope: config.enforceScope, overrides });
     } catch (error) {
       if (file === undefined) throw error;
       throw new Error(`PLACEMENT_POLICY_FILE ${file}: ${(error as Error).message}`, { cause: error });

@@ -1,9 +1,12 @@
 /**
  * Policy: oslo.policy-style check strings evaluated against the caller's
  * identity. Pure; the rule set is data (config/placement-8.0.0-policy-rules.json
- * holds upstream's default rule names and check strings; shared/auth/policy-file.ts
- * reads it and the operator's overrides).
+ * holds upstream's default rule names and check strings,
+ * config/placement-own-policy-rules.json those of the routes upstream lacks;
+ * shared/auth/policy-file.ts reads them and the operator's overrides).
  */
+import upstreamRules from '../../config/placement-8.0.0-policy-rules.json' with { type: 'json' };
+import ownRules from '../../config/placement-own-policy-rules.json' with { type: 'json' };
 
 /** Who is calling, as the authentication step (noauth2 or Keystone) found it. */
 export interface Identity {
@@ -169,6 +172,9 @@ export interface RuleDefault {
   scope_types?: string[];
 }
 
+/** The default rules: upstream's, then those of this service's own routes. */
+export const DEFAULT_RULES: readonly RuleDefault[] = [...upstreamRules.rules, ...ownRules.rules];
+
 export interface PolicyOptions {
   /** oslo.policy enforce_new_defaults: false keeps the deprecated (legacy) rules as an alternative. */
   enforceNewDefaults: boolean;
@@ -217,7 +223,7 @@ function parseRule(name: string, text: string): Check {
 }
 
 /** Builds the policy from upstream's defaults, the mode and any overrides. Throws on a rule set that cannot be evaluated. */
-export function buildPolicy(defaults: RuleDefault[], options: PolicyOptions): Policy {
+export function buildPolicy(defaults: readonly RuleDefault[], options: PolicyOptions): Policy {
   const rules = new Map<string, PolicyRule>();
   for (const rule of defaults) {
     const override = options.overrides?.[rule.name];

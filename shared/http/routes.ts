@@ -112,6 +112,14 @@ const ROUTE_TABLE = [
   { method: 'POST', path: '/allocations', handler: 'allocations', since: '1.13', policy: 'placement:allocations:manage', ...JSON_BODY },
 
   { method: 'GET', path: '/allocation_candidates', handler: 'allocation-candidates', since: '1.10', policy: 'placement:allocation_candidates:list' },
+  // Ours, not upstream's: under a prefix of its own, so that no path upstream answers (nor any below one) answers otherwise.
+  {
+    method: 'GET',
+    path: '/explain/allocation_candidates',
+    handler: 'allocation-candidates',
+    since: '1.10',
+    policy: 'placement:allocation_candidates:explain',
+  },
   { method: 'POST', path: '/reshaper', handler: 'reshaper', since: '1.30', policy: 'placement:reshaper:reshape', ...JSON_BODY },
 ] as const satisfies readonly Route[];
 
