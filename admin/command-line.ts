@@ -38,10 +38,12 @@ export interface Command<O extends OptionSpecs = OptionSpecs> {
   /** What the command does, for its --help. */
   description: string;
   options: O;
+  /** The one argument after the options the command requires, as the usage line names it (`QUERY`); none when absent. */
+  argument?: string;
   /** Checks that options exclude or need each other; throws a UsageError. */
   check?: (values: OptionValues<O>) => void;
-  /** Does the work; resolves with the exit status. */
-  run: (values: OptionValues<O>) => Promise<number>;
+  /** Does the work with the options and the argument; resolves with the exit status. */
+  run: (values: OptionValues<O>, argument: string | undefined) => Promise<number>;
 }
 
 /** Declares a command with its option types kept for its `run`. */
@@ -65,17 +67,25 @@ export function helpText(program: string, { name, synopsis, description, options
 }
 
 /** The command's options from `args`, or `{ help: true }`; a UsageError for anything it does not take. */
-export function parseOptions(command: Command, args: string[]): { help: true } | { help: false; values: OptionValues<OptionSpecs> } {
+export function parseOptions(
+  command: Command,
+  args: string[],
+): { help: true } | { help: false; values: OptionValues<OptionSpecs>; argument: string | undefined } {
   const options = Object.fromEntries(
     Object.entries({ ...command.options, help: HELP }).map(([name, { type, multiple }]) => [name, { type, multiple: multiple === true }]),
   );
   let values: Record<string, string | string[] | boolean | undefined>;
+  let positionals: string[];
   try {
-    values = parseArgs({ args, options, strict: true, allowPositionals: false }).values as typeof values;
+    ({ values, positionals } = parseArgs({ args, options, strict: true, allowPositionals: command.argument !== undefined }) as {
+      values: typeof values;
+      positionals: string[];
+    });
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
   if (values.help) return { help: true };
+  if (command.argument !== undefined && positionals.length !== 1) throw new UsageError(`give exactly one ${command.argument}`);
   for (const [name, spec] of Object.entries(command.options)) {
     if (spec.required && values[name] === undefined) throw new UsageError(`--${name} ${spec.value ?? ''} is required`.replace(/ +is/, ' is'));
     if (spec.type === 'boolean') values[name] = values[name] === true;
@@ -83,7 +93,7 @@ export function parseOptions(command: Command, args: string[]): { help: true } |
   }
   const parsed = values as OptionValues<OptionSpecs>;
   command.check?.(parsed);
-  return { help: false, values: parsed };
+  return { help: false, values: parsed, argument: positionals[0] };
 }
 
 /** A whole number from 1 to 256 (requests under way at once), 8 when not given. */

@@ -8,6 +8,7 @@
 import { EXIT_DIFFERENCES, EXIT_USAGE, helpText, parseOptions, UsageError, type Command } from './command-line.js';
 import { capacity } from './commands/capacity.js';
 import { exitOnceWritten } from './exit.js';
+import { explain } from './commands/explain.js';
 import { exportRegion } from './commands/export.js';
 import { importRegion } from './commands/import.js';
 import { migrate } from './commands/migrate.js';
@@ -15,7 +16,7 @@ import { upgradeCheck, upgradeFinalize } from './commands/upgrade.js';
 import { verify } from './commands/verify.js';
 
 const PROGRAM = 'placement-admin';
-const COMMANDS: Command[] = [migrate, exportRegion, importRegion, verify, capacity, upgradeCheck, upgradeFinalize];
+const COMMANDS: Command[] = [migrate, exportRegion, importRegion, verify, capacity, upgradeCheck, upgradeFinalize, explain];
 
 function overview(): string {
   const width = Math.max(...COMMANDS.map(({ name }) => name.length));
@@ -50,7 +51,7 @@ async function main(args: string[]): Promise<number> {
       console.log(helpText(PROGRAM, chosen));
       return 0;
     }
-    return await chosen.run(parsed.values);
+    return await chosen.run(parsed.values, parsed.argument);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     console.error(`${error.message}\n\n${helpText(PROGRAM, chosen)}`);

@@ -10,6 +10,7 @@
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { gunzipSync } from 'node:zlib';
 
 export interface ClientDefaults {
   /** x-auth-token; noauth2's `admin` unless given (null: send none). */
@@ -154,7 +155,9 @@ export class PlacementClient {
         incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
         incoming.on('error', reject);
         incoming.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
+          // A caller that asked for gzip (a listing too big for one response otherwise) reads the text all the same.
+          const received = Buffer.concat(chunks);
+          const text = (incoming.headers['content-encoding'] === 'gzip' ? gunzipSync(received) : received).toString('utf8');
           resolve({ status: incoming.statusCode ?? 0, headers: toHeaders(incoming.headers), text, body: parseJson(text), ms: performance.now() - started });
         });
       });

@@ -3,6 +3,10 @@
  * request, as allocation requests ready for PUT /allocations and summaries
  * of the providers involved. Parsing is shared/domain/candidate-request.ts,
  * the search shared/search/candidate-search.ts.
+ *
+ * GET /explain/allocation_candidates (ours, not upstream's): the same query
+ * explained, constraint by constraint (shared/domain/candidate-explanation.ts,
+ * docs/operators/explain.md); an empty GET /allocation_candidates logs it.
  */
 import { badRequest } from '../shared/api/errors.js';
 import { lambdaHandler } from '../shared/http/lambda.js';
@@ -13,6 +17,7 @@ import type { JsonSchema } from '../shared/api/json-schema.js';
 import { validateQuery } from '../shared/http/validation.js';
 import type { AllocationRequest } from '../shared/domain/allocation-candidates.js';
 import { parseCandidateRequest, type CandidateRequest } from '../shared/domain/candidate-request.js';
+import { ExplanationTracer, type Explanation } from '../shared/domain/candidate-explanation.js';
 import { capacity } from '../shared/domain/capacity.js';
 import { entryOf, type SearchProvider } from '../shared/domain/model.js';
 import * as schemas from '../shared/schemas/allocation-candidate.js';
@@ -161,21 +166,66 @@ function entriesWithin(entries: CandidateEntry[], bytes: number): CandidateEntry
   return count === -1 ? entries : entries.slice(0, count);
 }
 
-async function listAllocationCandidates(request: PlacementRequest): Promise<Reply> {
+const searchLimits = () => ({ maxCandidates: config.maxAllocationCandidates, maxSteps: SEARCH_STEPS, deadlineMs: config.searchDeadlineMs });
+
+/** The query checked as GET /allocation_candidates checks it (the same 400s, in the same order); true when its answer is empty before any search. */
+async function parseQuery(request: PlacementRequest): Promise<{ parsed: CandidateRequest; empty: boolean }> {
   validateQuery(querySchema(request), request.query.toRecord());
   const parsed = parseCandidateRequest(request.query, request.version);
-  const empty = await emptyBeforeUnknownName(parsed);
+  return { parsed, empty: await emptyBeforeUnknownName(parsed) };
+}
+
+/** The explanation, from the search run again with a tracer: all the trees, every constraint counted. */
+async function explain(request: PlacementRequest, parsed: CandidateRequest): Promise<{ explanation: Explanation; itemsRead: number; truncated: boolean }> {
+  const limits = searchLimits();
+  const tracer = new ExplanationTracer(request.query, request.version, parsed, limits.maxCandidates);
+  const result = await searchCandidates({ ...parsed, limit: undefined }, limits, tracer);
+  return { explanation: tracer.explanation(result.candidates.length), itemsRead: result.itemsRead, truncated: result.truncated };
+}
+
+async function listAllocationCandidates(request: PlacementRequest): Promise<Reply> {
+  const { parsed, empty } = await parseQuery(request);
   // Before 1.29 the summaries name providers that candidates beyond `limit` use (responseBody): the search must find those too.
   const searched = parsed.nestedAware ? parsed : { ...parsed, limit: undefined };
   const result = empty
     ? { candidates: [], providers: new Map<string, SearchProvider>(), itemsRead: 0, truncated: false }
-    : await searchCandidates(searched, { maxCandidates: config.maxAllocationCandidates, maxSteps: SEARCH_STEPS, deadlineMs: config.searchDeadlineMs });
+    : await searchCandidates(searched, searchLimits());
   logger.info('allocation candidate search', { candidates: result.candidates.length, itemsRead: result.itemsRead, truncated: result.truncated });
+  if (result.candidates.length === 0) await logExplanation(request, parsed);
   return { status: 200, json: responseBody(request, parsed, result), lastModified: new Date() };
+}
+
+/**
+ * "No valid host": one record saying why, found by the time and the request
+ * id (on every log line). A warning, so that the default log level keeps it.
+ * Explaining cannot change the answer: a failure to explain is logged instead.
+ */
+async function logExplanation(request: PlacementRequest, parsed: CandidateRequest): Promise<void> {
+  try {
+    const { explanation, itemsRead, truncated } = await explain(request, parsed);
+    logger.warn('no allocation candidates', { query: rawQuery(request), explanation, itemsRead, truncated });
+  } catch (error) {
+    logger.warn('no allocation candidates, and no explanation', { query: rawQuery(request), error: (error as Error).message });
+  }
+}
+
+/** The query as the operator wrote it, decoded (each key's values together). */
+const rawQuery = (request: PlacementRequest) =>
+  request.query
+    .keys()
+    .flatMap((key) => request.query.all(key).map((value) => `${key}=${value}`))
+    .join('&');
+
+async function explainAllocationCandidates(request: PlacementRequest): Promise<Reply> {
+  const { parsed } = await parseQuery(request);
+  const { explanation, itemsRead, truncated } = await explain(request, parsed);
+  logger.info('allocation candidates explained', { itemsRead, truncated });
+  return { status: 200, json: JSON.stringify(explanation), lastModified: null };
 }
 
 export const operations: Operations<'allocation-candidates'> = {
   'GET /allocation_candidates': listAllocationCandidates,
+  'GET /explain/allocation_candidates': explainAllocationCandidates,
 };
 
 export const handler = lambdaHandler(operations);

@@ -106,6 +106,16 @@ function printTables(sizes: SizeResult[], wide: WideResult): void {
       out.push(row(s.size, name, ...latencies, ours.count, reference.count, ours.items.toFixed(0), ours.reads.toFixed(1)));
     }
   }
+  out.push('\nGET /explain/allocation_candidates (ours) with the same query, next to the query itself.\n');
+  out.push(
+    header('N', 'request', 'query p50 ms', 'explain p50 ms', 'explain p95 ms', 'query items read', 'explain items read', 'explain candidates', 'emptied by'),
+  );
+  for (const s of sizes) {
+    for (const { name, ours, explained } of s.cases) {
+      const times = [ms(ours.p50), ms(explained.p50), ms(explained.p95)];
+      out.push(row(s.size, name, ...times, ours.items.toFixed(0), explained.items.toFixed(0), explained.count, explained.emptiedBy || '(not empty)'));
+    }
+  }
   const [first, last] = [sizes[0]!, sizes[sizes.length - 1]!];
   if (sizes.length > 1) {
     out.push('');

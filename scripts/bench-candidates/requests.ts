@@ -30,16 +30,16 @@ const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0)
 const clients = new Map<string, PlacementClient>();
 
 /** One request; `ms` runs until the whole body has arrived, before the client parses it. */
-export async function api(url: string, method: string, path: string, body?: unknown, timeoutMs?: number) {
+export async function api(url: string, method: string, path: string, body?: unknown, timeoutMs?: number, headers?: Record<string, string>) {
   let placement = clients.get(url);
   if (placement === undefined) clients.set(url, (placement = new PlacementClient(url, { headers: HEADERS })));
-  const response = await placement.request(method, path, { json: body, timeoutMs });
+  const response = await placement.request(method, path, { json: body, timeoutMs, headers });
   const requestId = response.headers.get('x-openstack-request-id') ?? '';
   return { status: response.status, ms: response.ms, text: response.text, body: response.body, requestId };
 }
 
-export async function get(url: string, path: string) {
-  const response = await api(url, 'GET', path);
+export async function get(url: string, path: string, headers?: Record<string, string>) {
+  const response = await api(url, 'GET', path, undefined, undefined, headers);
   if (response.status !== 200) fail(`GET ${url}${path}: ${response.status} ${response.text.slice(0, 300)}`);
   return response;
 }
@@ -79,7 +79,8 @@ export async function measure(targets: Target[], path: string): Promise<Measured
     return {
       p50: percentile(latencies, 50),
       p95: percentile(latencies, 95),
-      count: body.allocation_requests.length,
+      // An explanation (GET /explain/allocation_candidates) counts the candidates it found.
+      count: body.allocation_requests?.length ?? body.candidates,
       items: mean(items),
       reads: mean(reads),
       body,

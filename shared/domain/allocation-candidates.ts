@@ -42,7 +42,7 @@ export interface AllocationRequest {
 }
 
 /** What one group takes in one placement. */
-interface GroupPart {
+export interface GroupPart {
   resources: ResourceRequest[];
   providers: string[];
 }
@@ -182,6 +182,42 @@ function singleProviderParts(group: RequestGroup, tree: AnchorTree, inTreeRoot: 
   return parts;
 }
 
+/** The ways one group can be placed on the tree. */
+function groupParts(group: RequestGroup, tree: AnchorTree, inTreeRoots: Map<string, string>, budget: SearchBudget): GroupPart[] {
+  const inTreeRoot = group.inTree === undefined ? undefined : inTreeRoots.get(group.inTree);
+  return spreadsOverProviders(group) ? spreadParts(group, tree, inTreeRoot, budget) : singleProviderParts(group, tree, inTreeRoot);
+}
+
+/** A constraint that combines the groups, checked on a whole placement of every group on one tree. */
+export interface CombiningCheck {
+  holds: (tree: AnchorTree, chosen: GroupPart[]) => boolean;
+}
+
+/**
+ * Watches the search apply its constraints one after the other, for an
+ * explanation (shared/domain/candidate-explanation.ts). With a tracer the
+ * search prunes only what breaks capacity or the pre-1.29 rule, and checks
+ * the combining constraints in the tracer's order on each whole placement.
+ */
+export interface SearchTracer {
+  /** Per group (in the request's order), the group as it stands after each of its steps; the last is the group itself. */
+  readonly groupSteps: RequestGroup[][];
+  /** In the order they are counted; a placement is a candidate when every one holds. */
+  readonly combining: CombiningCheck[];
+  /** The providers of a tree the search reads, with the sharing providers it reaches. */
+  saw(tree: AnchorTree): void;
+  /** The providers the placements of group `group` after step `step` use in one tree. */
+  providersAfter(group: number, step: number, providers: string[]): void;
+  /** A whole placement, of which the first `held` combining constraints hold. */
+  placement(candidate: AllocationRequest, held: number): void;
+}
+
+/** Whether each suffixed group of the placement has a provider of its own (group_policy=isolate). */
+export function isolationHolds(groups: RequestGroup[], chosen: GroupPart[]): boolean {
+  const providers = chosen.filter((_, n) => !spreadsOverProviders(groups[n]!)).map((part) => part.providers[0]!);
+  return new Set(providers).size === providers.length;
+}
+
 /**
  * Emits the candidates anchored at `tree`; `emit` returns false to stop.
  * Returns false when the search should stop (emit refused or budget spent).
@@ -192,19 +228,28 @@ export function candidatesForTree(
   inTreeRoots: Map<string, string>,
   budget: SearchBudget,
   emit: (candidate: AllocationRequest) => boolean,
+  tracer?: SearchTracer,
 ): boolean {
-  if (!rootPasses(tree.root.traits, request)) return true;
+  tracer?.saw(tree);
+  if (tracer === undefined && !rootPasses(tree.root.traits, request)) return true;
   const groups = request.groups;
   const partsByGroup: GroupPart[][] = [];
-  for (const group of groups) {
-    const inTreeRoot = group.inTree === undefined ? undefined : inTreeRoots.get(group.inTree);
-    const parts = spreadsOverProviders(group) ? spreadParts(group, tree, inTreeRoot, budget) : singleProviderParts(group, tree, inTreeRoot);
+  for (const [index, group] of groups.entries()) {
+    tracer?.groupSteps[index]!.forEach((step, n) =>
+      tracer.providersAfter(
+        index,
+        n,
+        groupParts(step, tree, inTreeRoots, budget).flatMap((part) => part.providers),
+      ),
+    );
+    const parts = groupParts(group, tree, inTreeRoots, budget);
     if (budget.exhausted) return false;
     if (parts.length === 0) return true;
     partsByGroup.push(parts);
   }
 
-  const isolate = request.groupPolicy === 'isolate';
+  // A tracer counts what isolation removes on whole placements instead.
+  const isolate = request.groupPolicy === 'isolate' && tracer === undefined;
   const taken = new Map<string, number>();
   const isolated = new Set<string>();
   const providerOfRoot = new Map<string, string>();
@@ -231,7 +276,13 @@ export function candidatesForTree(
   const walk = (index: number): boolean => {
     if (!budget.spend()) return false;
     if (index === groups.length) {
-      if (!sameSubtreesHold(tree, request, groups, chosen)) return true;
+      if (tracer !== undefined) {
+        const failed = tracer.combining.findIndex((check) => !check.holds(tree, chosen));
+        const candidate = consolidate(tree.root.uuid, groups, chosen);
+        tracer.placement(candidate, failed === -1 ? tracer.combining.length : failed);
+        return failed !== -1 || emit(candidate);
+      }
+      if (!request.sameSubtrees.every((suffixes) => sameSubtreeHolds(tree, suffixes, groups, chosen))) return true;
       return emit(consolidate(tree.root.uuid, groups, chosen));
     }
     const granular = !spreadsOverProviders(groups[index]!);
@@ -265,11 +316,10 @@ export function candidatesForTree(
   return walk(0);
 }
 
-function sameSubtreesHold(tree: AnchorTree, request: CandidateRequest, groups: RequestGroup[], chosen: GroupPart[]): boolean {
-  return request.sameSubtrees.every((suffixes) => {
-    const providers = [...new Set(groups.flatMap((group, n) => (suffixes.includes(group.suffix) ? chosen[n]!.providers : [])))];
-    return providers.some((top) => providers.every((provider) => tree.isUnder(provider, top)));
-  });
+/** Whether the providers of the groups named in one same_subtree value all lie under one of them. */
+export function sameSubtreeHolds(tree: AnchorTree, suffixes: string[], groups: RequestGroup[], chosen: GroupPart[]): boolean {
+  const providers = [...new Set(groups.flatMap((group, n) => (suffixes.includes(group.suffix) ? chosen[n]!.providers : [])))];
+  return providers.some((top) => providers.every((provider) => tree.isUnder(provider, top)));
 }
 
 /** One allocation request: amounts on the same provider and class added up. */

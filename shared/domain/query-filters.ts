@@ -88,7 +88,8 @@ export interface AggregateFilter {
   forbidden: string[];
 }
 
-function parseMemberOfValue(value: string): AggregateFilter {
+/** One `member_of` value: an aggregate, `in:` any of several, `!` or `!in:` forbidden. */
+export function parseMemberOfValue(value: string): AggregateFilter {
   if (value.includes(',') && !value.startsWith('in:') && !value.startsWith('!in:')) {
     throw badRequest(`Multiple values for 'member_of' must be prefixed with the 'in:' or '!in:' keyword using the valid microversion. Got: ${value}`);
   }

@@ -115,6 +115,15 @@ const ROUTE_TABLE = [
   { method: 'POST', path: '/allocations', handler: 'allocations', since: '1.13', policy: 'placement:allocations:manage', ...JSON_BODY },
 
   { method: 'GET', path: '/allocation_candidates', handler: 'allocation-candidates', since: '1.10', policy: 'placement:allocation_candidates:list' },
+  // Ours, not upstream's (docs/operators/explain.md): under a prefix of its own, so that no path upstream answers (nor any below one) answers otherwise.
+  {
+    method: 'GET',
+    path: '/explain/allocation_candidates',
+    handler: 'allocation-candidates',
+    since: '1.10',
+    policy: 'placement:allocation_candidates:explain',
+    upstream: false,
+  },
   { method: 'POST', path: '/reshaper', handler: 'reshaper', since: '1.30', policy: 'placement:reshaper:reshape', ...JSON_BODY },
 
   // This service's own: upgrades (docs/operators/upgrade.md).

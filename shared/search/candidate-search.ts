@@ -5,7 +5,15 @@
  * found. The work follows the number of candidates wanted, not the size of
  * the cloud.
  */
-import { AnchorTree, candidateKey, candidatesForTree, rootPasses, SearchBudget, type AllocationRequest } from '../domain/allocation-candidates.js';
+import {
+  AnchorTree,
+  candidateKey,
+  candidatesForTree,
+  rootPasses,
+  SearchBudget,
+  type AllocationRequest,
+  type SearchTracer,
+} from '../domain/allocation-candidates.js';
 import { SHARING_TRAIT } from '../domain/standard-catalog.js';
 import type { CandidateRequest } from '../domain/candidate-request.js';
 import type { SearchProvider } from '../domain/model.js';
@@ -77,10 +85,19 @@ function narrowestAggregates(request: CandidateRequest): string[] | undefined {
   return lists.sort((a, b) => a.length - b.length)[0];
 }
 
-export async function searchCandidates(request: CandidateRequest, limits: SearchLimits): Promise<SearchResult> {
+/** Trees that an unknown in_tree provider roots: none. */
+const NO_TREE = '';
+
+/**
+ * The candidates of a request. With a `tracer` (an explanation) the search
+ * reads every tree, without the walk's filter, and goes on past the
+ * candidates wanted, so that it can count what each constraint removes; it
+ * stops only at the step budget or the deadline, and reads no summaries.
+ */
+export async function searchCandidates(request: CandidateRequest, limits: SearchLimits, tracer?: SearchTracer): Promise<SearchResult> {
   const counter = new ReadCounter();
   // No inventory hands out more than MAX_INT at once (its max_unit), so such an amount has no candidates.
-  if (request.groups.some((group) => Object.values(group.resources).some((amount) => amount > MAX_INT))) {
+  if (tracer === undefined && request.groups.some((group) => Object.values(group.resources).some((amount) => amount > MAX_INT))) {
     return { candidates: [], providers: new Map(), itemsRead: 0, truncated: false };
   }
   const collector = new Collector(Math.min(request.limit ?? Infinity, limits.maxCandidates));
@@ -92,8 +109,11 @@ export async function searchCandidates(request: CandidateRequest, limits: Search
   const inTreeRoots = new Map<string, string>();
   const named = [...new Set(request.groups.flatMap((group) => (group.inTree === undefined ? [] : [group.inTree])))];
   for (const provider of await getProvidersForSearch(named, counter)) inTreeRoots.set(provider.uuid, provider.rootUuid);
-  // Upstream answers an unknown in_tree provider with no candidates.
-  if (named.some((uuid) => !inTreeRoots.has(uuid))) return { candidates: [], providers: new Map(), itemsRead: counter.items, truncated: false };
+  if (named.some((uuid) => !inTreeRoots.has(uuid))) {
+    // Upstream answers an unknown in_tree provider with no candidates.
+    if (tracer === undefined) return { candidates: [], providers: new Map(), itemsRead: counter.items, truncated: false };
+    for (const uuid of named) if (!inTreeRoots.has(uuid)) inTreeRoots.set(uuid, NO_TREE);
+  }
 
   let stopped = false;
   const evaluate = (trees: SearchProvider[][], sharing: SearchProvider[]) => {
@@ -101,7 +121,8 @@ export async function searchCandidates(request: CandidateRequest, limits: Search
       if (stopped) return;
       const tree = new AnchorTree(members, sharing);
       treesByRoot.set(tree.root.uuid, members);
-      stopped = !candidatesForTree(tree, request, inTreeRoots, budget, (candidate) => collector.add(candidate));
+      // A tracer counts on past the candidates wanted; the collector keeps the first ones.
+      stopped = !candidatesForTree(tree, request, inTreeRoots, budget, (candidate) => collector.add(candidate) || tracer !== undefined, tracer);
     }
   };
   const remember = (providers: SearchProvider[]) => {
@@ -110,7 +131,7 @@ export async function searchCandidates(request: CandidateRequest, limits: Search
   };
 
   const seedAggregates = narrowestAggregates(request);
-  if (inTreeRoots.size > 0 || seedAggregates !== undefined) {
+  if (tracer === undefined && (inTreeRoots.size > 0 || seedAggregates !== undefined)) {
     const seeds = await seedRoots(request, inTreeRoots, seedAggregates, known, treesByRoot, counter);
     const trees = await loadTrees(seeds.roots, known, counter, treesByRoot);
     // Only the sharing providers of these trees' aggregates can take part (AnchorTree picks them). Those of an
@@ -128,19 +149,20 @@ export async function searchCandidates(request: CandidateRequest, limits: Search
     );
   } else {
     const sharing = remember(await listSharingProviders(counter));
-    const walk = new ShardWalk(walkFilter(request, sharing), counter);
+    const walk = new ShardWalk(tracer === undefined ? walkFilter(request, sharing) : { minimumFree: {}, rootRequired: [], rootForbidden: [] }, counter);
     // The first round asks for about 2 items per wanted candidate (trees have children, some providers are
     // full), so that a typical request needs one round trip; later rounds follow the hit rate.
-    let round = collector.wanted * 2 + PROVIDER_SHARDS;
+    // A tracer reads everything: in the largest rounds.
+    let round = tracer === undefined ? collector.wanted * 2 + PROVIDER_SHARDS : Infinity;
     while (!stopped && !walk.done && !budget.exhausted) {
       evaluate(await walk.next(Math.min(round, 10_000)), sharing);
       const found = collector.candidates.length;
       const remaining = collector.wanted - found;
-      round = found > 0 ? Math.ceil((remaining * counter.items * 1.2) / found) + PROVIDER_SHARDS : round * 2;
+      if (tracer === undefined) round = found > 0 ? Math.ceil((remaining * counter.items * 1.2) / found) + PROVIDER_SHARDS : round * 2;
     }
   }
 
-  const providers = await usedTrees(collector.candidates, treesByRoot, known, counter);
+  const providers = tracer === undefined ? await usedTrees(collector.candidates, treesByRoot, known, counter) : new Map<string, SearchProvider>();
   return { candidates: collector.candidates, providers, itemsRead: counter.items, truncated: collector.full || budget.exhausted };
 }
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ADMIN_BUNDLE, runAdmin } from '../support/admin.js';
 
-const COMMANDS = ['migrate', 'export', 'import', 'verify', 'capacity', 'upgrade check', 'upgrade finalize'];
+const COMMANDS = ['migrate', 'export', 'import', 'verify', 'capacity', 'upgrade check', 'upgrade finalize', 'explain'];
 
 describe('placement-admin', () => {
   const alone = mkdtempSync(join(tmpdir(), 'placement-admin-'));

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import defaults from '../../../config/placement-8.0.0-policy-rules.json' with { type: 'json' };
 import { buildPolicy, parseCheck, type Identity } from '../../../shared/domain/policy.js';
+import { DEFAULT_POLICY_RULES } from '../../../shared/domain/policy-defaults.js';
 
 const admin: Identity = { userId: 'admin', projectId: 'admin', roles: ['admin'], systemScope: undefined };
 const user: Identity = { userId: 'user', projectId: 'p1', roles: [], systemScope: undefined };
@@ -113,5 +114,29 @@ describe('oslo.policy matching details', () => {
     expect(policy('').allows('r', user, {})).toBe(true);
     expect(policy('!').allows('r', admin, {})).toBe(false);
     expect(policy('not !').allows('r', user, {})).toBe(true);
+  });
+});
+
+describe('placement:allocation_candidates:explain (a rule of our own route)', () => {
+  const systemAdmin: Identity = { userId: 'a', projectId: undefined, roles: ['admin', 'reader'], systemScope: 'all' };
+
+  it('allows admins only, in the legacy and the secure RBAC profiles', () => {
+    const legacy = buildPolicy(DEFAULT_POLICY_RULES, { enforceNewDefaults: false, enforceScope: false });
+    expect(legacy.allows('placement:allocation_candidates:explain', admin, {})).toBe(true);
+    expect(legacy.allows('placement:allocation_candidates:explain', projectReader, {})).toBe(false);
+    expect(legacy.allows('placement:allocation_candidates:explain', systemReader, {})).toBe(false);
+    const secure = buildPolicy(DEFAULT_POLICY_RULES, { enforceNewDefaults: true, enforceScope: true });
+    expect(secure.allows('placement:allocation_candidates:explain', systemAdmin, {})).toBe(true);
+    expect(secure.allows('placement:allocation_candidates:explain', admin, {})).toBe(false);
+    expect(secure.allows('placement:allocation_candidates:explain', systemReader, {})).toBe(false);
+  });
+
+  it('is overridden like every other rule (the open-policy profile)', () => {
+    const open = buildPolicy(DEFAULT_POLICY_RULES, {
+      enforceNewDefaults: false,
+      enforceScope: false,
+      overrides: { 'placement:allocation_candidates:explain': '@' },
+    });
+    expect(open.allows('placement:allocation_candidates:explain', user, {})).toBe(true);
   });
 });
