@@ -124,7 +124,7 @@ describe('explain', () => {
     const table = await runAdmin(['explain', '--url', service.url, '--microversion', '1.39', query]);
     expect(table.status, table.stderr).toBe(0);
     expect(table.stdout).toContain('0 allocation candidates, emptied by required=HW_CPU_X86_AVX512F (the unsuffixed group)');
-    expect(table.stdout).toMatch(/required=HW_CPU_X86_AVX512F +\(start: \d+, end: 0\)  <- nothing remained/);
+    expect(table.stdout).toMatch(/required=HW_CPU_X86_AVX512F +\(start: \d+, end: 0\) {2}<- nothing remained/);
     const missing = await runAdmin(['explain', '--url', service.url]);
     expect(missing.status).toBe(2);
     expect(missing.stderr).toContain('give exactly one QUERY');
