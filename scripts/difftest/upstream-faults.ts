@@ -322,7 +322,32 @@ const sharingUnderOneTree: UpstreamFault = {
   },
 };
 
+/**
+ * Upstream creates a claim's new consumer before it checks the rest of the
+ * claim, and a claim it then refuses (a provider that does not exist) leaves
+ * the consumer behind: generation 0, no allocations, invisible to every read
+ * and removed by no request (a claim of nothing at generation 0 answers 204
+ * and keeps it). The next claim for that uuid with `consumer_generation: null`
+ * is a 409 "expected 0 but got None"; this service wrote nothing for the
+ * refused claim and takes it as a new consumer's. Only such a consumer is at
+ * generation 0 (one that holds allocations is at 1 or more). Allowed for: the
+ * target must answer what upstream answers to the same claim at generation 0
+ * (which also brings the two states together again).
+ */
+const consumerLeftByRefusedClaim: UpstreamFault = {
+  name: 'consumer left behind by a refused claim',
+  applies: (request, reference) =>
+    request.method === 'PUT' &&
+    request.path.startsWith('/allocations/') &&
+    (request.json as { consumer_generation?: unknown } | undefined)?.consumer_generation === null &&
+    reference.status === 409 &&
+    /consumer generation conflict - expected 0 but got None/.test((reference.body as ErrorBody | undefined)?.errors?.[0]?.detail ?? ''),
+  ask: (request) => ({ ...request, json: { ...(request.json as object), consumer_generation: 0 } }),
+  compare: (_request, _reference, target, asked) => (asked ? compareNormalised(asked, target) : ['no answer from upstream at generation 0']),
+};
+
 export const UPSTREAM_FAULTS: readonly UpstreamFault[] = [
+  consumerLeftByRefusedClaim,
   databaseErrorText,
   mergedGroupAmounts,
   integerTooLargeForDatabase,
@@ -333,17 +358,12 @@ export const UPSTREAM_FAULTS: readonly UpstreamFault[] = [
 ];
 
 /**
- * Upstream creates a claim's new consumers before checking the rest of the
- * request, and a claim refused afterwards (a provider or class that does not
- * exist) leaves them behind with generation 0 and no allocations; the next
- * claim for the same uuid with `consumer_generation: null` is then a 409.
- * This service writes nothing for a refused request. No API lists or deletes
- * such consumers, and seeded runs reuse their uuids, so after each refused
- * claim the run removes them from upstream at once: a claim of nothing at
- * generation 0, which only a left-behind consumer accepts (one holding
- * allocations is at generation 1 or more). Both services also keep a new
- * consumer whose claim asks for nothing (an empty entry of POST /allocations);
- * the run removes those from both at its end.
+ * The consumers a request may create. A new consumer whose claim asks for
+ * nothing (an empty entry of POST /allocations) is kept by both services, and
+ * seeded runs reuse their uuids: the run sends each a claim of nothing at
+ * generation 0 at its end. That removes them from this service; upstream keeps
+ * them whatever is sent, as it keeps those of its refused claims
+ * (consumerLeftByRefusedClaim allows for both).
  */
 export function consumersLeftBehind(request: DiffRequest): string[] {
   const body = (request.json ?? {}) as Record<string, unknown>;

@@ -261,6 +261,23 @@ describe("upstream's faults are allowed for narrowly", () => {
     expect(tolerate(put, answer(404, { errors: [] }), answer(200, found))).toHaveLength(3);
   });
 
+  it('a consumer left behind by a refused claim: the target answers what upstream answers to the claim at generation 0', () => {
+    const claim = (generation: number | null): DiffRequest => ({
+      method: 'PUT',
+      path: `/allocations/${RP2}`,
+      version: '1.38',
+      json: { allocations: { [RP1]: { resources: { VCPU: 1 } } }, project_id: 'p', user_id: 'u', consumer_generation: generation },
+    });
+    const leftBehind = conflict('consumer generation conflict - expected 0 but got None');
+    const fault = UPSTREAM_FAULTS.find((known) => known.applies(claim(null), normaliseAnswer(answer(409, leftBehind), reference)))!;
+    expect(fault.ask!(claim(null))).toEqual(claim(0));
+    expect(tolerate(claim(null), answer(409, leftBehind), answer(204, ''), answer(204, ''))).toEqual([]);
+    expect(tolerate(claim(null), answer(409, leftBehind), answer(400, { errors: [] }), answer(204, ''))).not.toEqual([]);
+    // Not a consumer holding allocations (generation 1 or more), nor a claim that names a generation.
+    expect(tolerate(claim(null), answer(409, conflict('consumer generation conflict - expected 1 but got None')), answer(204, ''))).not.toEqual([]);
+    expect(tolerate(claim(3), answer(409, leftBehind), answer(204, ''))).not.toEqual([]);
+  });
+
   it('an unknown trait named among several of one set, only of that set', () => {
     const unknown = (trait: string) => ({ errors: [{ status: 400, detail: `No such trait(s): ${trait}.` }] });
     const path = '/allocation_candidates?resources=VCPU:1&required=in:CUSTOM_A,CUSTOM_B&required=!CUSTOM_C,!CUSTOM_D&required=CUSTOM_E';
