@@ -7,6 +7,7 @@
  * scripts/upgrade/mixed.ts, installs the release's own).
  */
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -26,7 +27,9 @@ export interface PreviousRelease {
 export function previousReleaseSources(): PreviousRelease {
   const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
   const release = previousRelease(readChangelog(readFileSync(join(ROOT, 'CHANGELOG.md'), 'utf8')), version);
-  const directory = join(tmpdir(), `placement-release-${release.version}-${release.commit}`);
+  // One per release and checkout: its node_modules link points into this checkout.
+  const checkout = createHash('sha256').update(ROOT).digest('hex').slice(0, 12);
+  const directory = join(tmpdir(), `placement-release-${release.version}-${release.commit}-${checkout}`);
   const entryPoint = join(directory, 'local/start.ts');
   if (!existsSync(entryPoint)) {
     let archive: Buffer;
