@@ -3,6 +3,8 @@
  * with a `- Commit: SHA` line (an entry not released yet has none) and a
  * `- Storage format: N …` line.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 export interface Release {
   version: string;
@@ -40,4 +42,10 @@ export function compareVersions(a: string, b: string): number {
     if (difference !== 0) return difference;
   }
   return 0;
+}
+
+/** A checkout's version (its package.json) and the release before it (its CHANGELOG.md). */
+export function checkoutReleases(root: string): { newVersion: string; release: Release & { commit: string } } {
+  const newVersion = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
+  return { newVersion, release: previousRelease(readChangelog(readFileSync(join(root, 'CHANGELOG.md'), 'utf8')), newVersion) };
 }

@@ -21,7 +21,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../local/dynamodb-local.js';
-import { compareVersions, previousRelease, readChangelog, type Release } from './changelog.js';
+import { checkoutReleases, compareVersions, type Release } from './changelog.js';
 import { runToEnd, startGroup, stopGroup, waitForLine, type Started } from './processes.js';
 import { Router, startProxy, type Backend, type Proxy, type Tally } from './proxy.js';
 
@@ -74,8 +74,7 @@ function git(...args: string[]): string {
 }
 
 function theRelease(): { release: Release & { commit: string }; newVersion: string } {
-  const newVersion = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-  const release = previousRelease(readChangelog(readFileSync(join(ROOT, 'CHANGELOG.md'), 'utf8')), newVersion);
+  const { newVersion, release } = checkoutReleases(ROOT);
   if (spawnSync('git', ['cat-file', '-e', `${release.commit}^{commit}`], { cwd: ROOT }).status !== 0) {
     const shallow = git('rev-parse', '--is-shallow-repository') === 'true';
     throw new Error(

@@ -8,11 +8,11 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { previousRelease, readChangelog } from '../../scripts/upgrade/changelog.js';
+import { checkoutReleases } from '../../scripts/upgrade/changelog.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -25,8 +25,7 @@ export interface PreviousRelease {
 
 /** The previous release, unpacked; throws with what to do when the clone lacks its commit (a shallow clone). */
 export function previousReleaseSources(): PreviousRelease {
-  const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-  const release = previousRelease(readChangelog(readFileSync(join(ROOT, 'CHANGELOG.md'), 'utf8')), version);
+  const { release } = checkoutReleases(ROOT);
   // One per release and checkout: its node_modules link points into this checkout.
   const checkout = createHash('sha256').update(ROOT).digest('hex').slice(0, 12);
   const directory = join(tmpdir(), `placement-release-${release.version}-${release.commit}-${checkout}`);
