@@ -12,25 +12,25 @@
  * whoever meets what a dead writer left behind finishes or undoes it.
  */
 import { randomUUID } from 'node:crypto';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   BatchWriteCommand,
-  DeleteCommand,
-  GetCommand,
   PutCommand,
   QueryCommand,
+  TransactWriteCommand,
   UpdateCommand,
-  type UpdateCommandInput,
+  type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.js';
 import { dynamo, tableName } from './client.js';
 import { recordConsumedCapacity, RETURN_CONSUMED_CAPACITY } from './consumed-capacity.js';
-import { untilAllProcessed } from './retry.js';
+import { pauseBeforeRetry, retryPolicy, untilAllProcessed } from './retry.js';
 import { usedPlaceholders } from './expression.js';
 import { ConcurrentUpdate, DependencyUnavailable } from './errors.js';
+import { isItemTooLargeReason, isTooLargeForOneTransaction, MAX_TRANSACTION_ITEMS, THROTTLED_REASONS } from './transact.js';
 import type { Write, WriteAction } from './write.js';
-import { TYPE_ATTRIBUTE, type Item, type Key } from './items/fields.js';
+import { ItemTooLarge, TYPE_ATTRIBUTE, type Item, type Key } from './items/fields.js';
 import { PROVIDER_SK } from './items/provider.js';
 import {
   ChangeAttribute,
@@ -56,6 +56,20 @@ const TYPE = '#fenceType';
 
 /** Requests of one step under way at once. */
 const CONCURRENCY = 32;
+/**
+ * Transactions under way at once: each carries up to 100 writes, and
+ * DynamoDB Local, which the service also runs on, serialises transactions
+ * behind a lock it gives up waiting on under load (a 500).
+ */
+const TRANSACTION_CONCURRENCY = 8;
+/** Items of one BatchWriteItem, DynamoDB's most. */
+const BATCH_WRITES = 25;
+/**
+ * The request bytes one transaction of fences or applied writes is cut at:
+ * DynamoDB refuses a transaction past 4 MB, and the estimate (bytesOf) is
+ * rough; one refused all the same is sent in halves.
+ */
+const TRANSACTION_BYTES = 3_000_000;
 /** How long a finished change's head (and any staged write a crash left) stays before the table's TTL removes it. */
 const TOMBSTONE_SECONDS = 24 * 3600;
 /** Rounds of reading fenced items again before a read gives up (503). */
@@ -157,7 +171,7 @@ async function read<T extends { ConsumedCapacity?: Consumed }>(request: () => Pr
  * one has ended, so that nothing of this step is still under way when the
  * caller decides what to do next.
  */
-async function eachConcurrently<T>(items: readonly T[], work: (item: T, index: number) => Promise<void>): Promise<void> {
+async function eachConcurrently<T>(items: readonly T[], work: (item: T, index: number) => Promise<void>, concurrency = CONCURRENCY): Promise<void> {
   let next = 0;
   let failure: { error: unknown } | undefined;
   const worker = async () => {
@@ -170,8 +184,133 @@ async function eachConcurrently<T>(items: readonly T[], work: (item: T, index: n
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
   if (failure) throw failure.error;
+}
+
+/** The items in order, cut into parts of at most `size` each. */
+function partsOfSize<T>(items: readonly T[], size: number): T[][] {
+  const parts: T[][] = [];
+  for (let start = 0; start < items.length; start += size) parts.push(items.slice(start, start + size));
+  return parts;
+}
+
+/** Items by key, strongly consistent, 100 a request; those missing are left out. */
+async function readKeys(keys: Key[]): Promise<Item[]> {
+  const items: Item[] = [];
+  await eachConcurrently(partsOfSize(keys, 100), async (part) => {
+    const request = { [tableName()]: { Keys: part, ConsistentRead: true } };
+    await untilAllProcessed(request, async (pending) => {
+      const output = await read(() => dynamo().send(new BatchGetCommand({ RequestItems: pending, ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY })));
+      items.push(...(output.Responses?.[tableName()] ?? []));
+      return output.UnprocessedKeys as typeof request | undefined;
+    });
+  });
+  return items;
+}
+
+/** Puts items, 25 a batch request, the batches concurrently. */
+async function putAll(items: Item[]): Promise<void> {
+  await eachConcurrently(partsOfSize(items, BATCH_WRITES), async (part) => {
+    const request = { [tableName()]: part.map((item) => ({ PutRequest: { Item: item } })) };
+    await untilAllProcessed(request, async (pending) => {
+      const output = await dynamo().send(new BatchWriteCommand({ RequestItems: pending, ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY }));
+      recordConsumedCapacity(output.ConsumedCapacity, 'write');
+      return output.UnprocessedItems as typeof request | undefined;
+    });
+  });
+}
+
+// ---------------------------------------------------------------- transactions
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+type RawItem = Record<string, { S?: string }>;
+
+/** About the bytes an action takes in a request, what DynamoDB's 4 MB bound on a transaction is checked against. */
+const bytesOf = (action: TransactItem): number => JSON.stringify(action).length;
+
+/** The actions in order, cut into transactions of at most 100 actions and TRANSACTION_BYTES (an action bigger alone goes alone). */
+function inTransactions<T>(items: readonly T[], bytes: (item: T) => number): T[][] {
+  const groups: T[][] = [];
+  let group: T[] = [];
+  let size = 0;
+  for (const item of items) {
+    const itemBytes = bytes(item);
+    if (group.length > 0 && (group.length === MAX_TRANSACTION_ITEMS || size + itemBytes > TRANSACTION_BYTES)) {
+      groups.push(group);
+      group = [];
+      size = 0;
+    }
+    group.push(item);
+    size += itemBytes;
+  }
+  if (group.length > 0) groups.push(group);
+  return groups;
+}
+
+/**
+ * Sends independent actions (a fence each, or a staged write each) in one
+ * TransactWriteItems: one request for up to 100 of them, none of which needs
+ * the others to land with it. Returns the actions whose condition failed, by
+ * index, with their items as they were; the transaction then wrote nothing.
+ * Its ClientRequestToken is kept for every resend (as in transaction.ts: a
+ * resend after a lost answer gets the first one's success). A transaction
+ * cancelled by a conflict with a write in flight or by throttling is sent
+ * again after the retry policy's pause, and is a ConcurrentUpdate once the
+ * retries ran out; one DynamoDB refuses as too large goes in two halves.
+ */
+async function transact(actions: TransactItem[]): Promise<{ index: number; item: RawItem | undefined }[]> {
+  const input = { TransactItems: actions, ClientRequestToken: randomUUID(), ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY };
+  const policy = retryPolicy();
+  for (let retry = 0; ; retry++) {
+    try {
+      recordConsumedCapacity((await dynamo().send(new TransactWriteCommand(input))).ConsumedCapacity, 'write');
+      return [];
+    } catch (error) {
+      if (isTooLargeForOneTransaction(error) && actions.length > 1) {
+        const half = Math.ceil(actions.length / 2);
+        const first = await transact(actions.slice(0, half));
+        const second = await transact(actions.slice(half));
+        return [...first, ...second.map((failed) => ({ ...failed, index: failed.index + half }))];
+      }
+      if (error instanceof TransactionCanceledException) {
+        const reasons = error.CancellationReasons ?? [];
+        const failed = reasons.flatMap((reason, index) =>
+          reason.Code === 'ConditionalCheckFailed' ? [{ index, item: reason.Item as RawItem | undefined }] : [],
+        );
+        if (failed.length > 0) return failed;
+        if (reasons.some(isItemTooLargeReason)) throw new ItemTooLarge('A record this change writes');
+        const transient = (code = 'None') => code === 'None' || code === 'TransactionConflict' || THROTTLED_REASONS.has(code);
+        if (!reasons.every((reason) => transient(reason.Code))) throw error;
+      } else if (!(error instanceof Error && error.name === 'TransactionInProgressException')) throw error;
+      if (retry >= policy.retries) throw new ConcurrentUpdate();
+      await pauseBeforeRetry(policy, retry);
+    }
+  }
+}
+
+/**
+ * Writes each action whose condition holds, in transactions of up to 100
+ * (concurrently): a transaction cancelled on some actions' conditions is
+ * sent again without them. Returns the indexes of the actions not written.
+ */
+async function writeEach(actions: TransactItem[]): Promise<number[]> {
+  const notWritten: number[] = [];
+  const indexed = actions.map((action, index) => ({ action, index }));
+  await eachConcurrently(
+    inTransactions(indexed, ({ action }) => bytesOf(action)),
+    async (group) => {
+      let left = group;
+      while (left.length > 0) {
+        const failed = new Set((await transact(left.map(({ action }) => action))).map(({ index }) => index));
+        if (failed.size === 0) return;
+        notWritten.push(...left.filter((_, n) => failed.has(n)).map(({ index }) => index));
+        left = left.filter((_, n) => !failed.has(n));
+      }
+    },
+    TRANSACTION_CONCURRENCY,
+  );
+  return notWritten;
 }
 
 // ---------------------------------------------------------------- heads
@@ -180,16 +319,7 @@ const now = () => Date.now();
 const expiry = () => Math.floor(now() / 1000) + TOMBSTONE_SECONDS;
 
 async function readHeads(ids: string[]): Promise<Map<string, ChangeHead>> {
-  const heads = new Map<string, ChangeHead>();
-  for (let start = 0; start < ids.length; start += 100) {
-    const request = { [tableName()]: { Keys: ids.slice(start, start + 100).map(changeKey), ConsistentRead: true } };
-    await untilAllProcessed(request, async (pending) => {
-      const output = await read(() => dynamo().send(new BatchGetCommand({ RequestItems: pending, ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY })));
-      for (const item of output.Responses?.[tableName()] ?? []) heads.set(item.sk as string, decodeChangeHead(item));
-      return output.UnprocessedKeys as typeof request | undefined;
-    });
-  }
-  return heads;
+  return new Map((await readKeys(ids.map(changeKey))).map((item) => [item.sk as string, decodeChangeHead(item)]));
 }
 
 const readHead = async (id: string): Promise<ChangeHead | undefined> => (await readHeads([id])).get(id);
@@ -254,119 +384,84 @@ async function markFinished(id: string, state: ChangeState): Promise<void> {
 
 // ---------------------------------------------------------------- per target
 
-/** Fences one target for the change, with the write's own condition; the item that failed it, if it did. */
-async function fence(id: string, write: Write): Promise<{ failed: Record<string, { S?: string }> | undefined } | undefined> {
+/** The fence of one target for the change, with the write's own condition. */
+function fenceAction(id: string, write: Write): TransactItem {
   const { key, body } = partsOf(write.item);
   const condition = body.ConditionExpression;
-  try {
-    const output = await dynamo().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: key,
-        UpdateExpression: `SET ${FENCE} = ${CHANGE_ID}`,
-        ConditionExpression: condition ? `(${condition}) AND attribute_not_exists(${FENCE})` : `attribute_not_exists(${FENCE})`,
-        ExpressionAttributeNames: { ...usedPlaceholders(body.ExpressionAttributeNames, condition), [FENCE]: FENCE_ATTRIBUTE },
-        ExpressionAttributeValues: { ...usedPlaceholders(body.ExpressionAttributeValues, condition), [CHANGE_ID]: id },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,
-      }),
-    );
-    recordConsumedCapacity(output.ConsumedCapacity, 'write');
-    return undefined;
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    const failed = error.Item as Record<string, { S?: string }> | undefined;
-    // The SDK sent it again after an answer was lost: the fence is already ours.
-    if (rawFenceOf(failed) === id) return undefined;
-    return { failed };
-  }
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: key,
+      UpdateExpression: `SET ${FENCE} = ${CHANGE_ID}`,
+      ConditionExpression: condition ? `(${condition}) AND attribute_not_exists(${FENCE})` : `attribute_not_exists(${FENCE})`,
+      ExpressionAttributeNames: { ...usedPlaceholders(body.ExpressionAttributeNames, condition), [FENCE]: FENCE_ATTRIBUTE },
+      ExpressionAttributeValues: { ...usedPlaceholders(body.ExpressionAttributeValues, condition), [CHANGE_ID]: id },
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    },
+  };
 }
 
-/** Writes one staged write, if its target still carries this change's fence. */
-function apply(id: string, { target, action }: StagedWrite): Promise<boolean> {
-  const guard = { ConditionExpression: `${FENCE} = ${CHANGE_ID}`, ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY };
+/** One staged write, conditioned on its target still carrying this change's fence, which it removes. */
+function applyAction(id: string, { target, action }: StagedWrite): TransactItem {
+  const guarded = { TableName: tableName(), ConditionExpression: `${FENCE} = ${CHANGE_ID}` };
   const names = { [FENCE]: FENCE_ATTRIBUTE };
   const values = { [CHANGE_ID]: id };
   switch (action.kind) {
     case 'put':
-      return unlessDone(() =>
-        dynamo().send(
-          new PutCommand({ TableName: tableName(), Item: action.item, ...guard, ExpressionAttributeNames: names, ExpressionAttributeValues: values }),
-        ),
-      );
+      return { Put: { ...guarded, Item: action.item, ExpressionAttributeNames: names, ExpressionAttributeValues: values } };
     case 'update': {
       const expression = /\bREMOVE\b/.test(action.expression)
         ? action.expression.replace(/\bREMOVE\b/, `REMOVE ${FENCE},`)
         : `${action.expression} REMOVE ${FENCE}`;
-      const input: UpdateCommandInput = {
-        TableName: tableName(),
-        Key: target,
-        UpdateExpression: expression,
-        ...guard,
-        ExpressionAttributeNames: { ...action.names, ...names },
-        ExpressionAttributeValues: { ...action.values, ...values },
-      };
-      return unlessDone(() => dynamo().send(new UpdateCommand(input)));
+      const update = { ...guarded, Key: target, UpdateExpression: expression };
+      return { Update: { ...update, ExpressionAttributeNames: { ...action.names, ...names }, ExpressionAttributeValues: { ...action.values, ...values } } };
     }
     case 'delete':
-      return unlessDone(() =>
-        dynamo().send(new DeleteCommand({ TableName: tableName(), Key: target, ...guard, ExpressionAttributeNames: names, ExpressionAttributeValues: values })),
-      );
+      return { Delete: { ...guarded, Key: target, ExpressionAttributeNames: names, ExpressionAttributeValues: values } };
     case 'check':
-      return unlessDone(() =>
-        dynamo().send(
-          new UpdateCommand({
-            TableName: tableName(),
-            Key: target,
-            UpdateExpression: `REMOVE ${FENCE}`,
-            ...guard,
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
-          }),
-        ),
-      );
+      return { Update: { ...guarded, Key: target, UpdateExpression: `REMOVE ${FENCE}`, ExpressionAttributeNames: names, ExpressionAttributeValues: values } };
   }
 }
 
-/** Lifts this change's fence from one target: a placeholder (an item without a type) is deleted, any other item is left as it was. */
-async function undo(id: string, target: Key): Promise<void> {
-  const names = { [FENCE]: FENCE_ATTRIBUTE, [TYPE]: TYPE_ATTRIBUTE };
-  const values = { [CHANGE_ID]: id };
-  const lifted = await unlessDone(() =>
-    dynamo().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: target,
-        UpdateExpression: `REMOVE ${FENCE}`,
-        ConditionExpression: `${FENCE} = ${CHANGE_ID} AND attribute_exists(${TYPE})`,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,
-      }),
-    ),
-  );
-  if (lifted) return;
-  await unlessDone(() =>
-    dynamo().send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: target,
-        ConditionExpression: `${FENCE} = ${CHANGE_ID} AND attribute_not_exists(${TYPE})`,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,
-      }),
-    ),
-  );
+/** Writes the staged writes whose targets still carry this change's fence (the others were written already). */
+async function applyAll(id: string, staged: StagedWrite[]): Promise<void> {
+  await writeEach(staged.map((write) => applyAction(id, write)));
 }
 
-async function readStaged(id: string, target: Key): Promise<StagedWrite | undefined> {
-  const output = await read(() =>
-    dynamo().send(
-      new GetCommand({ TableName: tableName(), Key: stagedWriteKey(id, target), ConsistentRead: true, ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY }),
-    ),
-  );
-  return output.Item && decodeStagedWrite(output.Item);
+/**
+ * Lifts this change's fence from the targets that still carry it: an item
+ * that existed is left as it was; a placeholder (an item without a type) is
+ * deleted.
+ */
+async function undoAll(id: string, targets: Key[]): Promise<void> {
+  const names = { [FENCE]: FENCE_ATTRIBUTE, [TYPE]: TYPE_ATTRIBUTE };
+  const values = { [CHANGE_ID]: id };
+  const lift = (target: Key): TransactItem => ({
+    Update: {
+      TableName: tableName(),
+      Key: target,
+      UpdateExpression: `REMOVE ${FENCE}`,
+      ConditionExpression: `${FENCE} = ${CHANGE_ID} AND attribute_exists(${TYPE})`,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    },
+  });
+  const drop = (target: Key): TransactItem => ({
+    Delete: {
+      TableName: tableName(),
+      Key: target,
+      ConditionExpression: `${FENCE} = ${CHANGE_ID} AND attribute_not_exists(${TYPE})`,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    },
+  });
+  const notLifted = await writeEach(targets.map(lift));
+  await writeEach(notLifted.map((index) => drop(targets[index]!)));
+}
+
+/** The staged writes of these targets that are there. */
+async function readStaged(id: string, targets: Key[]): Promise<StagedWrite[]> {
+  return (await readKeys(targets.map((target) => stagedWriteKey(id, target)))).map(decodeStagedWrite);
 }
 
 /** Every item of one partition, strongly consistent, the filter applied. */
@@ -400,37 +495,19 @@ const listStaged = async (id: string): Promise<StagedWrite[]> => (await queryPar
 
 // ---------------------------------------------------------------- whole changes
 
-/** Deletes the staged writes of a finished change (those a crash leaves lapse with the table's TTL). */
-async function deleteStaged(id: string, targets: Key[]): Promise<void> {
-  const batches: Key[][] = [];
-  for (let start = 0; start < targets.length; start += 25) batches.push(targets.slice(start, start + 25));
-  await eachConcurrently(batches, async (batch) => {
-    const request = { [tableName()]: batch.map((target) => ({ DeleteRequest: { Key: stagedWriteKey(id, target) } })) };
-    await untilAllProcessed(request, async (pending) => {
-      const output = await dynamo().send(new BatchWriteCommand({ RequestItems: pending, ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY }));
-      recordConsumedCapacity(output.ConsumedCapacity, 'write');
-      return output.UnprocessedItems as typeof request | undefined;
-    });
-  });
-}
+// A finished change's staged writes are left to the table's TTL, like those a crash leaves: nothing reads them once its
+// head is finished, and TTL deletes cost nothing where deleting them would cost a write unit each.
 
-/** Writes every staged write of a committed change, marks it finished and deletes its staged writes. Idempotent. */
+/** Writes every staged write of a committed change and marks it finished. Idempotent. */
 async function rollForward(id: string, known?: StagedWrite[]): Promise<void> {
-  const staged = known ?? (await listStaged(id));
-  await eachConcurrently(staged, async (write) => void (await apply(id, write)));
+  await applyAll(id, known ?? (await listStaged(id)));
   await markFinished(id, 'committed');
-  await deleteStaged(
-    id,
-    staged.map((write) => write.target),
-  );
 }
 
-/** Lifts every fence of an aborted change (every target staged, or those given), marks it finished and deletes its staged writes. Idempotent. */
+/** Lifts every fence of an aborted change (on every target staged, or those given) and marks it finished. Idempotent. */
 async function rollBack(id: string, held?: Key[]): Promise<void> {
-  const staged = (await listStaged(id)).map((write) => write.target);
-  await eachConcurrently(held ?? staged, (target) => undo(id, target));
+  await undoAll(id, held ?? (await listStaged(id)).map((write) => write.target));
   await markFinished(id, 'aborted');
-  await deleteStaged(id, staged);
 }
 
 /**
@@ -445,21 +522,16 @@ async function settle(id: string, head: ChangeHead | undefined, targets: Key[], 
   const expired = head !== undefined && !head.finished && head.leaseUntil < now();
   if (head === undefined) {
     // Only an aborted change can leave a fence once its head is gone (a late fence of a writer it outlived).
-    await eachConcurrently(targets, (target) => undo(id, target));
+    await undoAll(id, targets);
   } else if (head.state === 'pending') {
     if (!abortExpired || !expired) return;
     if (await moveHead(id, 'pending', 'aborted', now())) await rollBack(id);
     else await settle(id, await readHead(id), targets, { abortExpired });
   } else if (head.state === 'committed') {
     if (expired && (await takeOver(head))) await rollForward(id);
-    else {
-      await eachConcurrently(targets, async (target) => {
-        const staged = await readStaged(id, target);
-        if (staged) await apply(id, staged);
-      });
-    }
+    else await applyAll(id, await readStaged(id, targets));
   } else if (expired && (await takeOver(head))) await rollBack(id);
-  else await eachConcurrently(targets, (target) => undo(id, target));
+  else await undoAll(id, targets);
 }
 
 /**
@@ -523,27 +595,49 @@ class Lease {
 }
 
 /**
- * Fences the targets of the writes at `indexes`, with each write's condition;
- * `held` gathers the targets that may carry the fence (those whose fence was
- * sent and did not fail its condition), which are all a rollback has to lift.
- * The error of the first write (in the plan's order) that failed: what its
- * condition means, or a ConcurrentUpdate when another change holds the item
- * (settled first, so a dead writer's change does not stand in the way of the
- * retry).
+ * Stages and fences the writes at `indexes`, in parts of one transaction
+ * each (up to 100 writes), several parts at once: a part's staged writes
+ * (batch writes of 25) are put first, then its targets are fenced in one
+ * transaction, each with its write's condition, once the head is there
+ * (`begun`). `held` gathers the targets that may carry the fence (those of
+ * parts whose fencing was sent and not cancelled), which are all a rollback
+ * has to lift. The error of the first write (in the plan's order) that
+ * failed: what its condition means, or a ConcurrentUpdate when another
+ * change holds the item (settled first, so a dead writer's change does not
+ * stand in the way of the retry).
  */
-async function fenceAll(id: string, writes: Write[], indexes: number[], lease: Lease, held: Set<Key>): Promise<void> {
-  const failures: { index: number; failed: Record<string, { S?: string }> | undefined }[] = [];
-  await eachConcurrently(indexes, async (index) => {
-    await lease.keep();
-    const write = writes[index]!;
-    const target = targetOf(write.item);
-    held.add(target);
-    const outcome = await fence(id, write);
-    if (outcome === undefined) return;
-    held.delete(target);
-    failures.push({ index, failed: outcome.failed });
-    throw new ConcurrentUpdate();
-  }).catch((error: unknown) => {
+async function stageAndFence(
+  id: string,
+  writes: Write[],
+  staged: StagedWrite[],
+  indexes: number[],
+  begun: Promise<unknown>,
+  lease: Lease,
+  held: Set<Key>,
+): Promise<void> {
+  const expiresAt = expiry();
+  const failures: { index: number; failed: RawItem | undefined }[] = [];
+  const actions = new Map(indexes.map((index) => [index, fenceAction(id, writes[index]!)]));
+  const parts = inTransactions(indexes, (index) => bytesOf(actions.get(index)!));
+  await eachConcurrently(
+    parts,
+    async (part) => {
+      await lease.keep();
+      await putAll(part.map((index) => encodeStagedWrite(id, staged[index]!, expiresAt)));
+      await begun;
+      await lease.keep();
+      const targets = part.map((index) => staged[index]!.target);
+      for (const target of targets) held.add(target);
+      // A fence already this change's was set by an attempt whose answer was lost.
+      const failed = (await transact(part.map((index) => actions.get(index)!))).filter(({ item }) => rawFenceOf(item) !== id);
+      if (failed.length === 0) return;
+      for (const target of targets) held.delete(target);
+      failures.push(...failed.map(({ index, item }) => ({ index: part[index]!, failed: item })));
+      throw new ConcurrentUpdate();
+    },
+    // Each part is up to four batch writes at once, then a transaction.
+    TRANSACTION_CONCURRENCY,
+  ).catch((error: unknown) => {
     if (!(error instanceof ConcurrentUpdate) || failures.length === 0) throw error;
   });
   if (failures.length === 0) return;
@@ -554,22 +648,6 @@ async function fenceAll(id: string, writes: Write[], indexes: number[], lease: L
     throw new ConcurrentUpdate();
   }
   throw writes[first.index]!.onConditionFailed?.() ?? new ConcurrentUpdate();
-}
-
-/** Puts staged writes, 25 a batch request. */
-async function stage(id: string, staged: StagedWrite[], lease: Lease): Promise<void> {
-  const expiresAt = expiry();
-  const batches: StagedWrite[][] = [];
-  for (let start = 0; start < staged.length; start += 25) batches.push(staged.slice(start, start + 25));
-  await eachConcurrently(batches, async (batch) => {
-    await lease.keep();
-    const request = { [tableName()]: batch.map((write) => ({ PutRequest: { Item: encodeStagedWrite(id, write, expiresAt) } })) };
-    await untilAllProcessed(request, async (pending) => {
-      const output = await dynamo().send(new BatchWriteCommand({ RequestItems: pending, ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY }));
-      recordConsumedCapacity(output.ConsumedCapacity, 'write');
-      return output.UnprocessedItems as typeof request | undefined;
-    });
-  });
 }
 
 /**
@@ -601,30 +679,29 @@ export async function commitInSteps(writes: Write[]): Promise<void> {
   const lease = new Lease(id);
   const staged: StagedWrite[] = writes.map((write) => ({ target: targetOf(write.item), action: stagedActionOf(write.item) }));
   const held = new Set<Key>();
+  // The id is new: a head already there is this one, written by an attempt whose answer was lost. Staging goes on
+  // meanwhile (a staged write alone changes nothing); fencing waits for the head, which a reader meeting a fence reads.
+  const begun = unlessDone(() =>
+    dynamo().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: encodeChangeHead(id, now() + config.changeLeaseMs, writes.length, new Date().toISOString()),
+        ConditionExpression: 'attribute_not_exists(pk)',
+        ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,
+      }),
+    ),
+  );
+  // Awaited below; until then a failure of the head must not go unhandled.
+  begun.catch(() => undefined);
   try {
-    // The id is new: a head already there is this one, written by an attempt whose answer was lost.
-    await unlessDone(() =>
-      dynamo().send(
-        new PutCommand({
-          TableName: tableName(),
-          Item: encodeChangeHead(id, now() + config.changeLeaseMs, writes.length, new Date().toISOString()),
-          ConditionExpression: 'attribute_not_exists(pk)',
-          ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,
-        }),
-      ),
-    );
-    // Providers first, each group staged before it is fenced: providers are what concurrent claims change, so fencing
-    // them early narrows the time in which a claim can make the change start over.
+    // Providers first: providers are what concurrent claims change, so fencing them early narrows the time in which a
+    // claim can make the change start over.
     const isProvider = (index: number) => staged[index]!.target.sk === PROVIDER_SK;
     const indexes = [...writes.keys()];
     for (const group of [indexes.filter(isProvider), indexes.filter((index) => !isProvider(index))]) {
-      await stage(
-        id,
-        group.map((index) => staged[index]!),
-        lease,
-      );
-      await fenceAll(id, writes, group, lease, held);
+      await stageAndFence(id, writes, staged, group, begun, lease, held);
     }
+    await begun;
     if (!(await moveHead(id, 'pending', 'committed')) && (await readHead(id))?.state !== 'committed') throw new ConcurrentUpdate();
   } catch (error) {
     if (await abandon(id, [...held], staged)) return;

@@ -15,18 +15,10 @@ import { dynamo } from './client.js';
 import { recordConsumedCapacity, RETURN_CONSUMED_CAPACITY } from './consumed-capacity.js';
 import { commitInSteps, guarded, rawFenceOf, settleFence, targetOf } from './journal.js';
 import { pauseBeforeRetry, retryPolicy } from './retry.js';
+import { isItemTooLargeReason, isTooLargeForOneTransaction, MAX_TRANSACTION_ITEMS, THROTTLED_REASONS } from './transact.js';
 import { ConcurrentUpdate, DependencyUnavailable } from './errors.js';
 import type { Write } from './write.js';
 import { ItemTooLarge } from './items/fields.js';
-
-/** DynamoDB's limit on the actions of one transaction: a plan with more is committed in steps. */
-export const MAX_TRANSACTION_ITEMS = 100;
-
-const THROTTLED_REASONS = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
-
-/** DynamoDB refuses a transaction whose items together pass 4 MB; the same plan then goes in steps. */
-const isTooLargeForOneTransaction = (error: unknown): boolean =>
-  error instanceof Error && error.name === 'ValidationException' && /transaction request cannot (include|be larger)|4 ?MB|size/i.test(error.message);
 
 /**
  * One transaction. Its ClientRequestToken is new for every call, and every
@@ -70,8 +62,7 @@ async function commitInOneTransaction(writes: Write[]): Promise<void> {
         }
         throw writes[failed]!.onConditionFailed?.() ?? new ConcurrentUpdate();
       }
-      const tooLarge = reasons.find((reason) => reason.Code === 'ValidationError' && /size/i.test(reason.Message ?? ''));
-      if (tooLarge) throw new ItemTooLarge('A record this change writes');
+      if (reasons.some(isItemTooLargeReason)) throw new ItemTooLarge('A record this change writes');
       if (!reasons.some((reason) => THROTTLED_REASONS.has(reason.Code ?? ''))) throw new ConcurrentUpdate();
       if (retry >= policy.retries) throw new DependencyUnavailable('DynamoDB throttled the transaction after every retry.');
       await pauseBeforeRetry(policy, retry);
@@ -82,6 +73,7 @@ async function commitInOneTransaction(writes: Write[]): Promise<void> {
 /** Commits the writes atomically: in one transaction where they fit one, else in steps. */
 export async function commit(writes: Write[]): Promise<void> {
   if (writes.length === 0) return;
+  // A plan with more actions than one transaction holds is committed in steps.
   if (writes.length > MAX_TRANSACTION_ITEMS) return commitInSteps(writes);
   try {
     await commitInOneTransaction(writes);
