@@ -24,6 +24,10 @@ import { cacheHeaders } from './middleware/cache-headers.js';
 import { metrics } from './middleware/metrics.js';
 import { responseSize } from './middleware/response-size.js';
 import { trackConsumedCapacity } from '../storage/consumed-capacity.js';
+import { withDeadline } from '../storage/deadline.js';
+
+/** How long before Lambda's timeout middy gives up on the operation and answers 503. */
+const TIMEOUT_EARLY_MS = 250;
 
 function toResult(reply: Reply, request: PlacementRequest): APIGatewayProxyStructuredResultV2 {
   const headers: Record<string, string> = { ...reply.headers };
@@ -42,7 +46,7 @@ export function lambdaHandler<H extends HandlerName>(operations: Operations<H>):
   // Shortly before the function would time out, middy abandons the operation (a slow or unreachable
   // DynamoDB) and the error middleware answers 503, where Lambda would leave API Gateway a 5xx of its own.
   const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PlacementContext>({
-    timeoutEarlyInMillis: 250,
+    timeoutEarlyInMillis: TIMEOUT_EARLY_MS,
     timeoutEarlyResponse: () => {
       throw serviceUnavailable('The request could not be completed in time. Please retry.');
     },
@@ -66,6 +70,8 @@ export function lambdaHandler<H extends HandlerName>(operations: Operations<H>):
       if (operation === undefined) throw unmatchedRouteError(request.method, request.path);
       return toResult(await operation(request), request);
     });
-  // Each invocation counts its DynamoDB units apart: the local server runs many at once in one process.
-  return (event, context) => trackConsumedCapacity(() => handler(event, context));
+  // Each invocation counts its DynamoDB units apart (the local server runs many at once in one process), and its
+  // storage knows the invocation's deadline (a multi-step change acts on it before middy's early answer).
+  return (event, context) =>
+    trackConsumedCapacity(() => withDeadline(Date.now() + context.getRemainingTimeInMillis() - TIMEOUT_EARLY_MS, () => handler(event, context)));
 }

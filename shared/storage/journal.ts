@@ -28,6 +28,7 @@ import { recordConsumedCapacity, RETURN_CONSUMED_CAPACITY } from './consumed-cap
 import { pauseBeforeRetry, retryPolicy, untilAllProcessed } from './retry.js';
 import { usedPlaceholders } from './expression.js';
 import { ConcurrentUpdate, DependencyUnavailable } from './errors.js';
+import { timeLeftMs } from './deadline.js';
 import { isItemTooLargeReason, isTooLargeForOneTransaction, MAX_TRANSACTION_ITEMS, THROTTLED_REASONS } from './transact.js';
 import type { Write, WriteAction } from './write.js';
 import { ItemTooLarge, TYPE_ATTRIBUTE, type Item, type Key } from './items/fields.js';
@@ -74,6 +75,13 @@ const TRANSACTION_BYTES = 3_000_000;
 const TOMBSTONE_SECONDS = 24 * 3600;
 /** Rounds of reading fenced items again before a read gives up (503). */
 const RESOLVE_ROUNDS = 5;
+/**
+ * What a writer keeps of its invocation's time (deadline.ts): it starts no
+ * part and does not commit with less left, and stops waiting on its applied
+ * writes once committed. Enough for the parts under way to end (a
+ * transaction of 100 and its batch writes) and the head's abort.
+ */
+const TIME_KEPT_MS = 2_000;
 
 const isConditionFailure = (error: unknown): error is ConditionalCheckFailedException => error instanceof ConditionalCheckFailedException;
 const keyOf = (item: Item): Key => ({ pk: item.pk as string, sk: item.sk as string });
@@ -581,13 +589,25 @@ function beforeFence(item: Item): Item[] {
   return [before];
 }
 
-/** Renews the writer's lease when half of it has passed; a change aborted meanwhile is a ConcurrentUpdate. */
+/** The writer ran out of its invocation's time before the commit point: the change is aborted, so nothing of it lands. */
+class OutOfTime extends DependencyUnavailable {
+  constructor() {
+    super('The change could not be written in the time this function has, and nothing of it was. Please retry.');
+  }
+}
+
+/**
+ * Renews the writer's lease when half of it has passed; a change aborted
+ * meanwhile is a ConcurrentUpdate. Refuses to go on (OutOfTime) once the
+ * invocation has less than TIME_KEPT_MS left.
+ */
 class Lease {
   private renewAfter = now() + config.changeLeaseMs / 2;
 
   constructor(private readonly id: string) {}
 
   async keep(): Promise<void> {
+    if (timeLeftMs() < TIME_KEPT_MS) throw new OutOfTime();
     if (now() < this.renewAfter) return;
     this.renewAfter = now() + config.changeLeaseMs / 2;
     if (!(await moveHead(this.id, 'pending', 'renewed'))) throw new ConcurrentUpdate();
@@ -652,13 +672,14 @@ async function stageAndFence(
 
 /**
  * After a failure before the commit point: aborts the change and rolls it
- * back. True when the change turned out committed after all (the commit's
- * answer was lost): it is then rolled forward, and the change stands.
+ * back (out of time, only aborts it: readers and the sweeper roll an aborted
+ * change back). True when the change turned out committed after all (the
+ * commit's answer was lost): it is then rolled forward, and the change stands.
  */
-async function abandon(id: string, targets: Key[], staged: StagedWrite[]): Promise<boolean> {
+async function abandon(id: string, targets: Key[], staged: StagedWrite[], outOfTime: boolean): Promise<boolean> {
   try {
     if (await moveHead(id, 'pending', 'aborted')) {
-      await rollBack(id, targets);
+      if (!outOfTime) await rollBack(id, targets);
       return false;
     }
     const head = await readHead(id);
@@ -702,13 +723,20 @@ export async function commitInSteps(writes: Write[]): Promise<void> {
       await stageAndFence(id, writes, staged, group, begun, lease, held);
     }
     await begun;
+    await lease.keep();
     if (!(await moveHead(id, 'pending', 'committed')) && (await readHead(id))?.state !== 'committed') throw new ConcurrentUpdate();
   } catch (error) {
-    if (await abandon(id, [...held], staged)) return;
+    if (await abandon(id, [...held], staged, error instanceof OutOfTime)) return;
     throw error;
   }
-  // Committed: the change stands whatever happens next; what is left undone here is finished by whoever meets it.
-  await rollForward(id, staged).catch(() => undefined);
+  // Committed: the change stands whatever happens next; what is left undone here is finished by whoever meets it,
+  // so the answer waits for it only while the invocation has time (a 503 now would be for a change that stands).
+  const applied = rollForward(id, staged).catch(() => undefined);
+  const answerBy = timeLeftMs() - TIME_KEPT_MS;
+  if (answerBy === Infinity) return applied;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([applied, new Promise((resolve) => (timer = setTimeout(resolve, Math.max(0, answerBy))))]);
+  clearTimeout(timer);
 }
 
 /** The multi-step changes not yet finished, by state: what an upgrade check reports before a finalize. */
