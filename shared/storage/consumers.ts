@@ -2,13 +2,14 @@
  * Consumers and their allocations, and the claim's writes: the one place
  * allocations are written.
  */
+import { isCustomName } from '../domain/catalog-names.js';
 import { entryOf, type Consumer, type ConsumerChange, type Provider, type ProviderUsageChange, type Resources } from '../domain/model.js';
 import { tableName } from './client.js';
 import { Expression } from './expression.js';
 import { batchGet, getItem, queryAll } from './reads.js';
 import { BY_GROUP_INDEX } from './table-definition.js';
 import type { Write } from './write.js';
-import { allocationKey, decodeAllocation, encodeAllocation, isAllocationItem } from './items/allocation.js';
+import { AllocationAttribute, allocationKey, decodeAllocation, encodeAllocation, isAllocationItem } from './items/allocation.js';
 import { ConsumerAttribute, consumerKey, decodeConsumer, encodeConsumer, projectGroup, userPrefix } from './items/consumer.js';
 import { decodeProvider, PROVIDER_SK, ProviderAttribute, providerKey, providerPartition } from './items/provider.js';
 import { providerChangeWrites, providerChangesWrites, type ProviderChange, type ProviderChangeErrors } from './providers.js';
@@ -107,17 +108,20 @@ const MAX_CLASSES_PER_UPDATE = 30;
  * writes the provider whole instead, on condition that nothing changed
  * since it was read.
  */
-function providerUsageWrites(change: ProviderUsageChange, now: string): Write[] {
+function providerUsageWrites(change: ProviderUsageChange, named: ReadonlySet<string>, now: string): Write[] {
   const bump = change.bumpGeneration ?? true;
   const moved = Object.entries(change.deltas).filter(([, delta]) => delta !== 0);
   const { provider } = change;
-  if (moved.length > MAX_CLASSES_PER_UPDATE) {
+  // A custom class the claim names here must still be named here, so that a class renamed meanwhile cancels the claim. An increase
+  // requires it already (free >= amount); any other class the claim names is held here before it, so it has a usage to require.
+  const mustExist = [...named].filter((resourceClass) => isCustomName(resourceClass) && !((change.deltas[resourceClass] ?? 0) > 0));
+  if (moved.length + mustExist.length > MAX_CLASSES_PER_UPDATE) {
     const usages = { ...provider.usages };
     for (const [resourceClass, delta] of moved) usages[resourceClass] = (entryOf(usages, resourceClass) ?? 0) + delta;
     const after = bump ? { ...provider, usages, generation: provider.generation + 1, updatedAt: now } : { ...provider, usages };
     return providerChangeWrites(provider, after);
   }
-  if (moved.length === 0 && !bump) return [];
+  if (moved.length === 0 && mustExist.length === 0 && !bump) return [];
   const e = new Expression();
   const A = ProviderAttribute;
   const sets = bump ? [`${e.name(A.generation)} = ${e.name(A.generation)} + ${e.value(1)}`, `${e.name(A.updatedAt)} = ${e.value(now)}`] : [];
@@ -129,6 +133,7 @@ function providerUsageWrites(change: ProviderUsageChange, now: string): Write[] 
     sets.push(`${used} = if_not_exists(${used}, ${e.value(0)}) + ${amount}`, `${free} = ${free} - ${amount}`);
     if (delta > 0) conditions.push(`${free} >= ${amount}`);
   }
+  for (const resourceClass of mustExist) conditions.push(`attribute_exists(${e.name(A.usages, resourceClass)})`);
   return [
     {
       item: {
@@ -152,7 +157,49 @@ function providerUsageWrites(change: ProviderUsageChange, now: string): Write[] 
  * again on fresh state.
  */
 export function claimWrites(consumers: ConsumerChange[], providers: ProviderUsageChange[], now: string): Write[] {
-  return [...consumers.map(consumerWrite), ...consumers.flatMap(allocationWrites), ...providers.flatMap((change) => providerUsageWrites(change, now))];
+  const named = classesNamedPerProvider(consumers);
+  return [
+    ...consumers.map(consumerWrite),
+    ...consumers.flatMap(allocationWrites),
+    ...providers.flatMap((change) => providerUsageWrites(change, named.get(change.provider.uuid) ?? new Set(), now)),
+  ];
+}
+
+/** The classes the consumers hold on each provider, before or after their change. */
+function classesNamedPerProvider(consumers: ConsumerChange[]): Map<string, Set<string>> {
+  const named = new Map<string, Set<string>>();
+  for (const { before, after } of consumers) {
+    for (const allocations of [before?.allocations ?? {}, after?.allocations ?? {}]) {
+      for (const [providerUuid, resources] of Object.entries(allocations)) {
+        const classes = named.get(providerUuid) ?? new Set<string>();
+        for (const resourceClass of Object.keys(resources)) classes.add(resourceClass);
+        named.set(providerUuid, classes);
+      }
+    }
+  }
+  return named;
+}
+
+/**
+ * A consumer's new state when only the names of what it holds change (a
+ * class renamed), on condition that nobody changed it since it was read:
+ * every claim gives it a new update time, most a new generation.
+ */
+export function consumerRewrite(before: Consumer, after: Consumer): Write {
+  const e = new Expression();
+  const condition = `${e.name(ConsumerAttribute.generation)} = ${e.value(before.generation)} AND ${e.name(ConsumerAttribute.updatedAt)} = ${e.value(before.updatedAt)}`;
+  return { item: { Put: { TableName: tableName(), Item: encodeConsumer(after), ConditionExpression: condition, ...e.attributes() } } };
+}
+
+/** An allocation item's new resources (a class renamed), on condition that it still holds what was read. */
+export function allocationRewrite(providerUuid: string, consumerUuid: string, before: Resources, after: Resources): Write {
+  const e = new Expression();
+  const condition = `${e.name(AllocationAttribute.resources)} = ${e.value(before)}`;
+  return {
+    item: {
+      Put: { TableName: tableName(), Item: encodeAllocation(providerUuid, { consumerUuid, resources: after }), ConditionExpression: condition, ...e.attributes() },
+    },
+  };
 }
 
 /** What one reshape writes (shared/domain/reshape.ts plans it). */

@@ -15,6 +15,7 @@ import {
   decodeProvider,
   decodeProviderCapacity,
   encodeProvider,
+  packInventories,
   ProviderAttribute as A,
   providerKey,
   shardOf,
@@ -150,12 +151,16 @@ export async function listAggregateProviders(aggregates: string[]): Promise<Prov
   return [...(await getProviders(await listAggregateMembers(aggregates), { consistent: false })).values()];
 }
 
+/** The condition that a provider's inventories are still as read: a class renamed meanwhile changes them and nothing else. */
+const inventoriesAsRead = (e: Expression, read: Provider) => `${e.name(A.inventories)} = ${e.value(packInventories(read.inventories))}`;
+
 /**
  * Writes the provider's new state, on condition that nobody changed it since
  * it was read as `read` (undefined: it must not exist yet). Generation alone
  * is not enough: allocation deletes move usages and aggregates before 1.19
  * change the provider without a new generation (nor a new update time), as
- * upstream does, and a new or deleted child changes only the parent's children.
+ * upstream does, a new or deleted child changes only the parent's children,
+ * and a resource class renamed changes only the names in inventories and usages.
  */
 function putProvider(provider: Provider, read: Provider | undefined, onConditionFailed?: () => Error): Write {
   const e = new Expression();
@@ -167,11 +172,15 @@ function putProvider(provider: Provider, read: Provider | undefined, onCondition
       `${e.name(A.usages)} = ${e.value(read.usages)}`,
       `${e.name(A.aggregates)} = ${e.value(read.aggregates)}`,
       `${e.name(A.updatedAt)} = ${e.value(read.updatedAt)}`,
+      inventoriesAsRead(e, read),
       children,
     ].join(' AND ');
   }
   return { item: { Put: { TableName: tableName(), Item: encodeProvider(provider), ConditionExpression: condition, ...e.attributes() } }, onConditionFailed };
 }
+
+/** The provider's new state when nothing but its stored state changes (no use count, name, parent or search entry): a class renamed. */
+export const providerRewrite = (before: Provider, after: Provider): Write => putProvider(after, before);
 
 function deleteProvider(provider: Provider, onConditionFailed?: () => Error): Write {
   const e = new Expression();
@@ -180,7 +189,8 @@ function deleteProvider(provider: Provider, onConditionFailed?: () => Error): Wr
       Delete: {
         TableName: tableName(),
         Key: providerKey(provider.uuid),
-        ConditionExpression: `${e.name(A.generation)} = ${e.value(provider.generation)} AND attribute_not_exists(${e.name(A.children)})`,
+        // The use counts it drops are those of the classes read: a class renamed meanwhile cancels the delete.
+        ConditionExpression: `${e.name(A.generation)} = ${e.value(provider.generation)} AND ${inventoriesAsRead(e, provider)} AND attribute_not_exists(${e.name(A.children)})`,
         ...e.attributes(),
       },
     },
