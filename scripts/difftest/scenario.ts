@@ -64,7 +64,7 @@ export class Model {
   readonly providers = new Map<string, ProviderModel>();
   readonly consumers = new Map<string, ConsumerModel>();
   readonly customClasses = new Set<string>();
-  /** Classes any inventory request named: renaming one that is in use is a known limit here (docs/operators/limits.md). */
+  /** Classes any inventory request named: renames pick them often, so that classes inventories and allocations use are renamed too. */
   readonly stockedClasses = new Set<string>();
   readonly customTraits = new Set<string>();
   readonly aggregates: string[];
@@ -475,7 +475,7 @@ function* traitCatalog(context: Context): Operation {
 
 function* resourceClassCatalog(context: Context): Operation {
   const { random, model } = context;
-  const action = random.weighted({ list: 2, show: 2, create: 2, put: 2, delete: 2 });
+  const action = random.weighted({ list: 2, show: 2, create: 2, put: 4, delete: 2 });
   const name = random.chance(0.85) ? customClass(context) : random.pick(['VCPU', 'CUSTOM_', 'custom_lower', 'DISK_GB']);
   if (action === 'list') {
     yield { request: { method: 'GET', path: '/resource_classes', version: versionFor(context, '1.2', '1.7') } };
@@ -490,12 +490,15 @@ function* resourceClassCatalog(context: Context): Operation {
     // 1.7 and later: create if missing (nova's way); before: rename.
     const version = versionFor(context, '1.2', '1.7');
     const renaming = minor(version) < 7;
-    // This service cannot rename a class in use (docs/operators/limits.md, "Known limits"): rename only classes never stocked.
-    const renamed = renaming && model.stockedClasses.has(name) ? 'CUSTOM_NEVER_STOCKED' : name;
-    const json = renaming ? { name: `${renamed}_RENAMED` } : undefined;
+    const stocked = [...model.stockedClasses].filter((stockedClass) => model.customClasses.has(stockedClass)).sort();
+    const renamed = renaming && stocked.length > 0 && random.chance(0.6) ? random.pick(stocked) : name;
+    const json = renaming ? { name: random.chance(0.1) ? random.pick([...model.customClasses, renamed].sort()) : `${renamed}_RENAMED` } : undefined;
     const answer = yield { request: { method: 'PUT', path: `/resource_classes/${renamed}`, version, json } };
     if (ok(answer.reference)) {
-      if (json) model.customClasses.delete(renamed);
+      if (json && json.name !== renamed) {
+        model.customClasses.delete(renamed);
+        if (model.stockedClasses.delete(renamed)) model.stockedClasses.add(json.name);
+      }
       model.customClasses.add(json ? json.name : renamed);
     }
     return;
