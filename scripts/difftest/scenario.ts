@@ -508,6 +508,34 @@ function* resourceClassCatalog(context: Context): Operation {
   if (action === 'delete' && answer.reference.status === 204) model.customClasses.delete(name);
 }
 
+/**
+ * An operator renaming a class that inventories and allocations use (1.2–1.6):
+ * a custom class is stocked on a provider, now and then claimed, and renamed;
+ * later requests name it by its new name (or, now and then, its old one).
+ */
+function* renameClassInUse(context: Context): Operation {
+  const { random, model } = context;
+  const uuid = pickProvider(context);
+  if (!uuid) return yield* buildCloud(context);
+  const known = [...model.customClasses].sort();
+  const name = known.length > 0 && random.chance(0.7) ? random.pick(known) : `CUSTOM_${random.pick(['GPU', 'FPGA', 'MAGIC', 'PMEM_NS'])}`;
+  const created = yield { request: { method: 'PUT', path: `/resource_classes/${name}`, version: '1.7' } };
+  if (ok(created.reference)) model.customClasses.add(name);
+  const current = yield { request: { method: 'GET', path: `/resource_providers/${uuid}/inventories`, version: '1.6' } };
+  const inventory = { resource_provider_generation: generationOf(current.reference) ?? 0, total: random.pick([4, 8, 64]) };
+  yield { request: { method: 'PUT', path: `/resource_providers/${uuid}/inventories/${name}`, version: '1.6', json: inventory } };
+  model.stockedClasses.add(name);
+  if (random.chance(0.6)) yield* claim(context, { [uuid]: { resources: { [name]: random.pick([1, 2]) } } }, random.uuid());
+  const json = { name: `${name}_RENAMED` };
+  const answer = yield { request: { method: 'PUT', path: `/resource_classes/${name}`, version: random.pick(['1.2', '1.3', '1.4', '1.5', '1.6']), json } };
+  if (ok(answer.reference)) {
+    model.customClasses.delete(name);
+    model.stockedClasses.delete(name);
+    model.customClasses.add(json.name);
+    model.stockedClasses.add(json.name);
+  }
+}
+
 // ---------------------------------------------------------------- the query language
 
 function resourcesFor(context: Context, role: ProviderRole): string {
@@ -1068,6 +1096,7 @@ const OPERATIONS: Record<string, OperationKind> = {
   'provider traits': changeTraits,
   'trait catalog': traitCatalog,
   'resource classes': resourceClassCatalog,
+  'rename class in use': renameClassInUse,
   'allocation candidates': allocationCandidates,
   'read allocations': readAllocations,
   'direct claim': directClaim,
@@ -1090,6 +1119,7 @@ const WEIGHTS: Record<string, number> = {
   'provider traits': 3,
   'trait catalog': 3,
   'resource classes': 3,
+  'rename class in use': 1,
   'allocation candidates': 22,
   'read allocations': 4,
   'direct claim': 3,

@@ -376,7 +376,12 @@ export const renameClassInUse: BigChange<ClassInUse> = {
   plan: (size) => {
     const tag = randomUUID().slice(0, 8).toUpperCase();
     const providers = Array.from({ length: size }, () => randomUUID());
-    return { from: `CUSTOM_HELD_${tag}`, to: `CUSTOM_RENAMED_${tag}`, providers, consumers: Array.from({ length: size * CONSUMERS_PER_PROVIDER }, () => randomUUID()) };
+    return {
+      from: `CUSTOM_HELD_${tag}`,
+      to: `CUSTOM_RENAMED_${tag}`,
+      providers,
+      consumers: Array.from({ length: size * CONSUMERS_PER_PROVIDER }, () => randomUUID()),
+    };
   },
   async prepare(placement, plan) {
     await ok(placement, 'PUT', `/resource_classes/${plan.from}`, undefined, '1.7');

@@ -4,7 +4,7 @@
  * every inventory, usage and allocation, with no generation or update time
  * changed. Here they name it, so each record holding it is rewritten.
  */
-import type { Consumer, Provider, Resources } from './model.js';
+import type { Provider } from './model.js';
 
 /** The record with the entry `from` renamed `to`, in the same place; the record itself when it has no `from`. */
 export function renameEntry<T>(record: Readonly<Record<string, T>>, from: string, to: string): Record<string, T> {
@@ -15,18 +15,3 @@ export function renameEntry<T>(record: Readonly<Record<string, T>>, from: string
 /** Whether a provider's inventories or usages name the class. */
 export const providerNames = (provider: Provider, resourceClass: string): boolean =>
   Object.hasOwn(provider.inventories, resourceClass) || Object.hasOwn(provider.usages, resourceClass);
-
-/** The provider with the class renamed in its inventories and usages (generation and update time unchanged, as upstream). */
-export const renameInProvider = (provider: Provider, from: string, to: string): Provider => ({
-  ...provider,
-  inventories: renameEntry(provider.inventories, from, to),
-  usages: renameEntry(provider.usages, from, to),
-});
-
-/** The consumer with the class renamed in its allocations on every provider (generation and update time unchanged, as upstream). */
-export const renameInConsumer = (consumer: Consumer, from: string, to: string): Consumer => ({
-  ...consumer,
-  allocations: Object.fromEntries(
-    Object.entries(consumer.allocations).map(([provider, resources]): [string, Resources] => [provider, renameEntry(resources, from, to)]),
-  ),
-});

@@ -107,7 +107,9 @@ class Catalog {
         item: { Put: { TableName: tableName(), Item: encodeCatalogEntry(this.partition, entry), ConditionExpression: 'attribute_not_exists(pk)' } },
         onConditionFailed: onExists,
       },
-      ...useCountKeys(this.partition, entry.name).map((key, shard) => ({ item: { Put: { TableName: tableName(), Item: encodeUseCount(key, uses[shard] ?? 0) } } })),
+      ...useCountKeys(this.partition, entry.name).map((key, shard) => ({
+        item: { Put: { TableName: tableName(), Item: encodeUseCount(key, uses[shard] ?? 0) } },
+      })),
     ];
   }
 

@@ -9,6 +9,7 @@ import { Expression } from './expression.js';
 import { batchGet, getItem, queryAll } from './reads.js';
 import { BY_GROUP_INDEX } from './table-definition.js';
 import type { Write } from './write.js';
+import type { Key } from './items/fields.js';
 import { AllocationAttribute, allocationKey, decodeAllocation, encodeAllocation, isAllocationItem } from './items/allocation.js';
 import { ConsumerAttribute, consumerKey, decodeConsumer, encodeConsumer, projectGroup, userPrefix } from './items/consumer.js';
 import { decodeProvider, PROVIDER_SK, ProviderAttribute, providerKey, providerPartition } from './items/provider.js';
@@ -181,26 +182,39 @@ function classesNamedPerProvider(consumers: ConsumerChange[]): Map<string, Set<s
 }
 
 /**
- * A consumer's new state when only the names of what it holds change (a
- * class renamed), on condition that nobody changed it since it was read:
- * every claim gives it a new update time, most a new generation.
+ * A class renamed in the maps of one item that hold it (`held`: the path of
+ * each map and the resources read there): only those entries are written,
+ * on condition that each still holds the amount read, so that other changes
+ * of the item do not cancel the rename. A consumer's generation and update
+ * time stay, as upstream's rename leaves them.
  */
-export function consumerRewrite(before: Consumer, after: Consumer): Write {
+function renameHeldWrite(key: Key, held: [path: string[], resources: Resources][], from: string, to: string): Write {
   const e = new Expression();
-  const condition = `${e.name(ConsumerAttribute.generation)} = ${e.value(before.generation)} AND ${e.name(ConsumerAttribute.updatedAt)} = ${e.value(before.updatedAt)}`;
-  return { item: { Put: { TableName: tableName(), Item: encodeConsumer(after), ConditionExpression: condition, ...e.attributes() } } };
+  const sets: string[] = [];
+  const removes: string[] = [];
+  const conditions: string[] = [];
+  for (const [path, resources] of held) {
+    const amount = e.value(entryOf(resources, from));
+    sets.push(`${e.name(...path, to)} = ${amount}`);
+    removes.push(e.name(...path, from));
+    conditions.push(`${e.name(...path, from)} = ${amount}`);
+  }
+  const update = `SET ${sets.join(', ')} REMOVE ${removes.join(', ')}`;
+  return { item: { Update: { TableName: tableName(), Key: key, UpdateExpression: update, ConditionExpression: conditions.join(' AND '), ...e.attributes() } } };
 }
 
-/** An allocation item's new resources (a class renamed), on condition that it still holds what was read. */
-export function allocationRewrite(providerUuid: string, consumerUuid: string, before: Resources, after: Resources): Write {
-  const e = new Expression();
-  const condition = `${e.name(AllocationAttribute.resources)} = ${e.value(before)}`;
-  return {
-    item: {
-      Put: { TableName: tableName(), Item: encodeAllocation(providerUuid, { consumerUuid, resources: after }), ConditionExpression: condition, ...e.attributes() },
-    },
-  };
-}
+/** A class renamed in a consumer item, on every provider it holds the class on (provider uuid and resources there, as read). */
+export const renameInConsumerWrite = (consumerUuid: string, held: [providerUuid: string, resources: Resources][], from: string, to: string): Write =>
+  renameHeldWrite(
+    consumerKey(consumerUuid),
+    held.map(([providerUuid, resources]) => [[ConsumerAttribute.allocations, providerUuid], resources]),
+    from,
+    to,
+  );
+
+/** A class renamed in one allocation item (its resources as read). */
+export const renameInAllocationWrite = (providerUuid: string, consumerUuid: string, resources: Resources, from: string, to: string): Write =>
+  renameHeldWrite(allocationKey(providerUuid, consumerUuid), [[[AllocationAttribute.resources], resources]], from, to);
 
 /** What one reshape writes (shared/domain/reshape.ts plans it). */
 export interface ReshapeChange {

@@ -1,5 +1,7 @@
 /** Provider items: reads, and the writes that change them (as writes of one change). */
-import type { Provider } from '../domain/model.js';
+import { entryOf, type Provider } from '../domain/model.js';
+import { freeCapacities } from '../domain/capacity.js';
+import { renameEntry } from '../domain/class-rename.js';
 import { nextAncestor, type Lineage } from '../domain/provider-tree.js';
 import { SHARING_TRAIT } from '../domain/standard-catalog.js';
 import { tableName } from './client.js';
@@ -179,8 +181,43 @@ function putProvider(provider: Provider, read: Provider | undefined, onCondition
   return { item: { Put: { TableName: tableName(), Item: encodeProvider(provider), ConditionExpression: condition, ...e.attributes() } }, onConditionFailed };
 }
 
-/** The provider's new state when nothing but its stored state changes (no use count, name, parent or search entry): a class renamed. */
-export const providerRewrite = (before: Provider, after: Provider): Write => putProvider(after, before);
+/**
+ * A class renamed in one provider: its inventories, and its usage and free
+ * capacity of that class, on condition that its inventories and its usage of
+ * the class are still as read. Only those entries are written, so that claims
+ * of other classes on the provider meanwhile do not cancel the rename; a
+ * claim of this class changes the usage, and the rename starts over.
+ * Generation and update time stay, as upstream's rename leaves them.
+ */
+export function renameClassWrite(provider: Provider, from: string, to: string): Write {
+  const e = new Expression();
+  const renamed = { ...provider, inventories: renameEntry(provider.inventories, from, to), usages: renameEntry(provider.usages, from, to) };
+  const sets = [`${e.name(A.inventories)} = ${e.value(packInventories(renamed.inventories))}`];
+  const removes: string[] = [];
+  const conditions = [inventoriesAsRead(e, provider)];
+  const used = entryOf(provider.usages, from);
+  if (used === undefined) conditions.push(`attribute_not_exists(${e.name(A.usages, from)})`);
+  else {
+    sets.push(`${e.name(A.usages, to)} = ${e.value(used)}`);
+    removes.push(e.name(A.usages, from));
+    conditions.push(`${e.name(A.usages, from)} = ${e.value(used)}`);
+  }
+  const free = entryOf(freeCapacities(renamed), to);
+  if (free !== undefined) sets.push(`${e.name(A.free, to)} = ${e.value(free)}`);
+  removes.push(e.name(A.free, from));
+  const update = `SET ${sets.join(', ')} REMOVE ${removes.join(', ')}`;
+  return {
+    item: {
+      Update: {
+        TableName: tableName(),
+        Key: providerKey(provider.uuid),
+        UpdateExpression: update,
+        ConditionExpression: conditions.join(' AND '),
+        ...e.attributes(),
+      },
+    },
+  };
+}
 
 function deleteProvider(provider: Provider, onConditionFailed?: () => Error): Write {
   const e = new Expression();

@@ -9,11 +9,11 @@
  * says how the holders are found without an index, and why a concurrent
  * writer cannot leave the old name behind.
  */
-import { providerNames, renameEntry, renameInConsumer, renameInProvider } from '../domain/class-rename.js';
+import { providerNames } from '../domain/class-rename.js';
 import { entryOf } from '../domain/model.js';
 import { resourceClasses, totalUses, type CatalogEntry } from './catalog.js';
-import { allocationRewrite, consumerRewrite, getConsumers, getProviderAllocations, type ProviderAllocations } from './consumers.js';
-import { providerRewrite } from './providers.js';
+import { getConsumers, getProviderAllocations, renameInAllocationWrite, renameInConsumerWrite, type ProviderAllocations } from './consumers.js';
+import { renameClassWrite } from './providers.js';
 import { projectionOf, queryAll } from './reads.js';
 import { BY_SHARD_INDEX } from './table-definition.js';
 import { readPlanCommit } from './transaction.js';
@@ -88,15 +88,17 @@ export async function renameResourceClass(entry: CatalogEntry, newName: string, 
     const writes: Write[] = [...resourceClasses.renameWrites(count, newName, uses, now, errors.onExists)];
     const consumerUuids = new Set<string>();
     for (const { provider, allocations } of holders) {
-      writes.push(providerRewrite(provider, renameInProvider(provider, from, newName)));
+      writes.push(renameClassWrite(provider, from, newName));
       for (const [consumerUuid, resources] of allocations) {
         if (entryOf(resources, from) === undefined) continue;
-        writes.push(allocationRewrite(provider.uuid, consumerUuid, resources, renameEntry(resources, from, newName)));
+        writes.push(renameInAllocationWrite(provider.uuid, consumerUuid, resources, from, newName));
         consumerUuids.add(consumerUuid);
       }
     }
+    // A consumer item is written once, for every provider it holds the class on, as the consumer item itself has it.
     for (const consumer of (await getConsumers([...consumerUuids])).values()) {
-      writes.push(consumerRewrite(consumer, renameInConsumer(consumer, from, newName)));
+      const held = Object.entries(consumer.allocations).filter(([, resources]) => entryOf(resources, from) !== undefined);
+      if (held.length > 0) writes.push(renameInConsumerWrite(consumer.uuid, held, from, newName));
     }
     return { writes };
   });

@@ -23,9 +23,15 @@ export interface ServiceProcessOptions {
   dynamoDbEndpoint?: string;
   /** Further environment variables of the service. */
   environment?: Record<string, string>;
+  /** The entry point to run instead of this checkout's (another release's local/start.ts: test/support/release.ts). */
+  entryPoint?: string;
 }
 
-export async function startServiceProcess({ dynamoDbEndpoint = '', environment = {} }: ServiceProcessOptions = {}): Promise<ServiceProcess> {
+export async function startServiceProcess({
+  dynamoDbEndpoint = '',
+  environment = {},
+  entryPoint = START,
+}: ServiceProcessOptions = {}): Promise<ServiceProcess> {
   const port = await freeLoopbackPort();
   const env = {
     ...process.env,
@@ -35,7 +41,7 @@ export async function startServiceProcess({ dynamoDbEndpoint = '', environment =
     NODE_NO_WARNINGS: '1',
     ...environment,
   };
-  const child = spawn(process.execPath, ['--import', 'tsx', START], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', entryPoint], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   await new Promise<void>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`the service exited with ${code}: ${output}`)));
