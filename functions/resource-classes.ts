@@ -11,6 +11,7 @@ import { latestChange, orderResourceClasses } from '../shared/domain/catalog-nam
 import { isStandardResourceClass } from '../shared/domain/standard-catalog.js';
 import * as schemas from '../shared/schemas/resource-class.js';
 import { resourceClasses, type CatalogEntry } from '../shared/storage/catalog.js';
+import { renameResourceClass } from '../shared/storage/resource-class-rename.js';
 import { parsePythonJson } from '../shared/api/python-json.js';
 
 interface NameBody {
@@ -61,7 +62,7 @@ async function showClass(request: PlacementRequest): Promise<Reply> {
   };
 }
 
-/** 1.2–1.6: PUT with a body renames a custom class. */
+/** 1.2–1.6: PUT with a body renames a custom class, in every inventory, usage and allocation that names it. */
 async function renameClass(request: PlacementRequest): Promise<Reply> {
   const name = request.param('name');
   const { name: newName } = request.json<NameBody>(schemas.PUT_RESOURCE_CLASS_1_2);
@@ -70,13 +71,9 @@ async function renameClass(request: PlacementRequest): Promise<Reply> {
   if (newName !== name) {
     const exists = () => conflict(`Resource class already exists: ${newName}`);
     if (isStandardResourceClass(newName)) throw exists();
-    await resourceClasses.rename(entry, newName, new Date().toISOString(), {
+    await renameResourceClass(entry, newName, new Date().toISOString(), {
       onExists: exists,
-      // Inventories and allocations name their class, so a class in use cannot be renamed atomically.
-      onInUse: () =>
-        conflict(
-          `Cannot rename resource class ${name}: the class is in use in inventory. Remove the inventories of ${name} first, or create ${newName} and move the inventories to it.`,
-        ),
+      onMissing: () => objectNotFound(`No such resource class ${name}.`),
     });
   }
   return { status: 200, body: serialize({ name: newName }) };

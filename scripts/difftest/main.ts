@@ -1,5 +1,5 @@
 /**
- * `npm run difftest -- --reference URL --target URL [--seed N] [--ops N] [--profile flat|nested|sharing|mixed[,…]]`
+ * `npm run difftest -- --reference URL --target URL [--seed N] [--ops N] [--profile flat|nested|sharing|mixed[,…]] [--without-renames-in-use]`
  *
  * Sends one seeded sequence of requests per profile to both services (each
  * emptied first) and compares the answers. Prints one line per mismatch, a
@@ -12,7 +12,7 @@ import { runDifftest, type RunReport } from './run.js';
 import { PROFILES, VERSIONS, type Profile } from './scenario.js';
 
 const USAGE =
-  'usage: npm run difftest -- --reference URL --target URL [--seed N] [--ops N] [--profile flat|nested|sharing|mixed|all, comma-separated] [--verbose]';
+  'usage: npm run difftest -- --reference URL --target URL [--seed N] [--ops N] [--profile flat|nested|sharing|mixed|all, comma-separated] [--without-renames-in-use] [--verbose]';
 
 function parse() {
   const { values } = parseArgs({
@@ -22,6 +22,7 @@ function parse() {
       seed: { type: 'string', default: '1' },
       ops: { type: 'string', default: '1000' },
       profile: { type: 'string', default: 'mixed' },
+      'without-renames-in-use': { type: 'boolean', default: false },
       verbose: { type: 'boolean', default: false },
     },
   });
@@ -39,7 +40,15 @@ function parse() {
     console.error(USAGE);
     process.exit(2);
   }
-  return { reference: values.reference, target: values.target, seed, ops, profiles, verbose: values.verbose };
+  return {
+    reference: values.reference,
+    target: values.target,
+    seed,
+    ops,
+    profiles,
+    withoutRenamesInUse: values['without-renames-in-use'],
+    verbose: values.verbose,
+  };
 }
 
 function table(report: RunReport): string {

@@ -16,6 +16,8 @@ export interface RunOptions {
   seed: number;
   ops: number;
   profile: Profile;
+  /** Leave classes in use out of renames (`--without-renames-in-use`): for a target that release 1.0.0 serves in part. */
+  withoutRenamesInUse?: boolean;
   /** Called with each mismatch line as it is found. */
   onMismatch?: (line: string) => void;
   /** Called with every request and both statuses (`--verbose`). */
@@ -160,7 +162,7 @@ export async function runDifftest(options: RunOptions): Promise<RunReport> {
   };
 
   const random = new Random(options.seed);
-  const context = { random, model: new Model(random), profile: options.profile };
+  const context = { random, model: new Model(random), profile: options.profile, renamesInUse: !options.withoutRenamesInUse };
   const report: RunReport = {
     profile: options.profile,
     seed: options.seed,

@@ -64,7 +64,7 @@ export class Model {
   readonly providers = new Map<string, ProviderModel>();
   readonly consumers = new Map<string, ConsumerModel>();
   readonly customClasses = new Set<string>();
-  /** Classes any inventory request named: renaming one that is in use is a known limit here (docs/operators/limits.md). */
+  /** Classes any inventory request named: renames pick them often, so that classes inventories and allocations use are renamed too. */
   readonly stockedClasses = new Set<string>();
   readonly customTraits = new Set<string>();
   readonly aggregates: string[];
@@ -105,6 +105,8 @@ export interface Context {
   random: Random;
   model: Model;
   profile: Profile;
+  /** Whether classes in use are renamed: not while release 1.0.0 serves part of the target (it refuses them with 409). */
+  renamesInUse: boolean;
 }
 
 // ---------------------------------------------------------------- vocabulary
@@ -475,7 +477,7 @@ function* traitCatalog(context: Context): Operation {
 
 function* resourceClassCatalog(context: Context): Operation {
   const { random, model } = context;
-  const action = random.weighted({ list: 2, show: 2, create: 2, put: 2, delete: 2 });
+  const action = random.weighted({ list: 2, show: 2, create: 2, put: 4, delete: 2 });
   const name = random.chance(0.85) ? customClass(context) : random.pick(['VCPU', 'CUSTOM_', 'custom_lower', 'DISK_GB']);
   if (action === 'list') {
     yield { request: { method: 'GET', path: '/resource_classes', version: versionFor(context, '1.2', '1.7') } };
@@ -490,12 +492,16 @@ function* resourceClassCatalog(context: Context): Operation {
     // 1.7 and later: create if missing (nova's way); before: rename.
     const version = versionFor(context, '1.2', '1.7');
     const renaming = minor(version) < 7;
-    // This service cannot rename a class in use (docs/operators/limits.md, "Known limits"): rename only classes never stocked.
-    const renamed = renaming && model.stockedClasses.has(name) ? 'CUSTOM_NEVER_STOCKED' : name;
-    const json = renaming ? { name: `${renamed}_RENAMED` } : undefined;
+    const stocked = [...model.stockedClasses].filter((stockedClass) => model.customClasses.has(stockedClass)).sort();
+    const inUse = renaming && !context.renamesInUse && model.stockedClasses.has(name);
+    const renamed = inUse ? 'CUSTOM_NEVER_STOCKED' : renaming && context.renamesInUse && stocked.length > 0 && random.chance(0.6) ? random.pick(stocked) : name;
+    const json = renaming ? { name: random.chance(0.1) ? random.pick([...model.customClasses, renamed].sort()) : `${renamed}_RENAMED` } : undefined;
     const answer = yield { request: { method: 'PUT', path: `/resource_classes/${renamed}`, version, json } };
     if (ok(answer.reference)) {
-      if (json) model.customClasses.delete(renamed);
+      if (json && json.name !== renamed) {
+        model.customClasses.delete(renamed);
+        if (model.stockedClasses.delete(renamed)) model.stockedClasses.add(json.name);
+      }
       model.customClasses.add(json ? json.name : renamed);
     }
     return;
@@ -503,6 +509,34 @@ function* resourceClassCatalog(context: Context): Operation {
   const version = versionFor(context, '1.2', '1.7');
   const answer = yield { request: { method: action === 'show' ? 'GET' : 'DELETE', path: `/resource_classes/${name}`, version } };
   if (action === 'delete' && answer.reference.status === 204) model.customClasses.delete(name);
+}
+
+/**
+ * An operator renaming a class that inventories and allocations use (1.2–1.6):
+ * a custom class is stocked on a provider, now and then claimed, and renamed;
+ * later requests name it by its new name (or, now and then, its old one).
+ */
+function* renameClassInUse(context: Context): Operation {
+  const { random, model } = context;
+  const uuid = pickProvider(context);
+  if (!uuid) return yield* buildCloud(context);
+  const known = [...model.customClasses].sort();
+  const name = known.length > 0 && random.chance(0.7) ? random.pick(known) : `CUSTOM_${random.pick(['GPU', 'FPGA', 'MAGIC', 'PMEM_NS'])}`;
+  const created = yield { request: { method: 'PUT', path: `/resource_classes/${name}`, version: '1.7' } };
+  if (ok(created.reference)) model.customClasses.add(name);
+  const current = yield { request: { method: 'GET', path: `/resource_providers/${uuid}/inventories`, version: '1.6' } };
+  const inventory = { resource_provider_generation: generationOf(current.reference) ?? 0, total: random.pick([4, 8, 64]) };
+  yield { request: { method: 'PUT', path: `/resource_providers/${uuid}/inventories/${name}`, version: '1.6', json: inventory } };
+  model.stockedClasses.add(name);
+  if (random.chance(0.6)) yield* claim(context, { [uuid]: { resources: { [name]: random.pick([1, 2]) } } }, random.uuid());
+  const json = { name: `${name}_RENAMED` };
+  const answer = yield { request: { method: 'PUT', path: `/resource_classes/${name}`, version: random.pick(['1.2', '1.3', '1.4', '1.5', '1.6']), json } };
+  if (ok(answer.reference)) {
+    model.customClasses.delete(name);
+    model.stockedClasses.delete(name);
+    model.customClasses.add(json.name);
+    model.stockedClasses.add(json.name);
+  }
 }
 
 // ---------------------------------------------------------------- the query language
@@ -1065,6 +1099,7 @@ const OPERATIONS: Record<string, OperationKind> = {
   'provider traits': changeTraits,
   'trait catalog': traitCatalog,
   'resource classes': resourceClassCatalog,
+  'rename class in use': renameClassInUse,
   'allocation candidates': allocationCandidates,
   'read allocations': readAllocations,
   'direct claim': directClaim,
@@ -1087,6 +1122,7 @@ const WEIGHTS: Record<string, number> = {
   'provider traits': 3,
   'trait catalog': 3,
   'resource classes': 3,
+  'rename class in use': 1,
   'allocation candidates': 22,
   'read allocations': 4,
   'direct claim': 3,
@@ -1102,6 +1138,8 @@ const WEIGHTS: Record<string, number> = {
 export function nextOperation(context: Context): { name: string; steps: Operation } {
   const size = context.model.providers.size;
   const wanted = context.profile === 'nested' ? 14 : 10;
-  const name = size < wanted && context.random.chance(size < 3 ? 0.9 : 0.5) ? 'build cloud' : context.random.weighted(WEIGHTS);
+  const { 'rename class in use': _renameInUse, ...withoutRenamesInUse } = WEIGHTS;
+  const weights = context.renamesInUse ? WEIGHTS : withoutRenamesInUse;
+  const name = size < wanted && context.random.chance(size < 3 ? 0.9 : 0.5) ? 'build cloud' : context.random.weighted(weights);
   return { name, steps: OPERATIONS[name](context) };
 }

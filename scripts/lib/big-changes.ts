@@ -383,7 +383,71 @@ export const deleteProviderWithManyTraits: BigChange<Tagged> = {
   snapshot: traitsState,
 };
 
-/** Every big change at the size nova or an operator sends it: a 200-instance host, 300 aggregates or traits. */
+interface ClassInUse {
+  from: string;
+  to: string;
+  providers: string[];
+  /** Three per provider, each holding the class on one provider (and VCPU there). */
+  consumers: string[];
+}
+
+const CONSUMERS_PER_PROVIDER = 3;
+
+/** The provider a consumer of the rename scenario is placed on. */
+const placedOn = ({ providers }: ClassInUse, n: number) => providers[Math.floor(n / CONSUMERS_PER_PROVIDER)]!;
+
+/**
+ * A custom class held by `size` providers and three times as many consumers
+ * renamed by an operator (PUT /resource_classes/{name} with a body, 1.2–1.6):
+ * every inventory, usage and allocation shows the new name after it.
+ */
+export const renameClassInUse: BigChange<ClassInUse> = {
+  name: 'PUT /resource_classes/{name}: rename a class held by many providers and consumers',
+  plan: (size) => {
+    const tag = randomUUID().slice(0, 8).toUpperCase();
+    const providers = Array.from({ length: size }, () => randomUUID());
+    return {
+      from: `CUSTOM_HELD_${tag}`,
+      to: `CUSTOM_RENAMED_${tag}`,
+      providers,
+      consumers: Array.from({ length: size * CONSUMERS_PER_PROVIDER }, () => randomUUID()),
+    };
+  },
+  async prepare(placement, plan) {
+    await ok(placement, 'PUT', `/resource_classes/${plan.from}`, undefined, '1.7');
+    await each(plan.providers, async (uuid) => {
+      await createProvider(placement, uuid);
+      await setInventories(placement, uuid, { VCPU: { total: 8 }, [plan.from]: { total: 10 } });
+    });
+    // POST /allocations of 30 consumers at a time, each placed on its own provider.
+    for (let start = 0; start < plan.consumers.length; start += 30) {
+      const batch = plan.consumers.slice(start, start + 30).map((consumer, n) => [
+        consumer,
+        {
+          allocations: { [placedOn(plan, start + n)]: { resources: { VCPU: 1, [plan.from]: 2 } } },
+          project_id: project,
+          user_id: user,
+          consumer_generation: null,
+        },
+      ]);
+      await ok(placement, 'POST', '/allocations', Object.fromEntries(batch), '1.28');
+    }
+  },
+  change: (placement, { from, to }) => placement.put(`/resource_classes/${from}`, { name: to }, { version: '1.6' }),
+  snapshot: async (placement, { from, to, providers, consumers }) => ({
+    classes: await Promise.all([from, to].map(async (name) => (await placement.get(`/resource_classes/${name}`, { version: '1.6' })).status)),
+    providers: await each(providers, async (uuid) => ({
+      inventories: await ok(placement, 'GET', `/resource_providers/${uuid}/inventories`),
+      usages: await ok(placement, 'GET', `/resource_providers/${uuid}/usages`),
+      allocations: await ok(placement, 'GET', `/resource_providers/${uuid}/allocations`),
+    })),
+    consumers: await consumersState(placement, consumers),
+    usages: await ok(placement, 'GET', `/usages?project_id=${project}`),
+    holders: (await ok(placement, 'GET', `/resource_providers?resources=${to}:1`)).resource_providers.length,
+  }),
+};
+
+/** Every big change at the size nova or an operator sends it: a 200-instance host, 300 aggregates or traits, a class held by 100 providers renamed. */
 export const BIG_CHANGES_AT_NOVA_SIZES: [BigChange<any>, number][] = [
   [reshapeVgpuToChild, 200],
   [reshapeVcpuToPcpu, 200],
@@ -393,6 +457,7 @@ export const BIG_CHANGES_AT_NOVA_SIZES: [BigChange<any>, number][] = [
   [clearManyAggregates, 300],
   [manyTraits, 300],
   [deleteProviderWithManyTraits, 300],
+  [renameClassInUse, 100],
 ];
 
 /**
@@ -410,4 +475,6 @@ export const BIG_CHANGES_BENCHED: [BigChange<any>, number][] = [
   [reshapeVcpuToPcpu, 200],
   [postManyAllocations, 200],
   [moveSubtree, 200],
+  // Issue 30's size: a class held by 1,000 providers and 3,000 consumers.
+  [renameClassInUse, 1000],
 ];

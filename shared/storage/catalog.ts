@@ -30,12 +30,13 @@ import { isValidCustomName } from '../domain/catalog-names.js';
 export type { CatalogEntry } from './items/catalog-entry.js';
 
 /** A custom entry's use count as read: its legacy count and each shard's (undefined: the shard does not exist). */
-interface UseCount {
+export interface UseCount {
   entry: CatalogEntry;
   shards: (number | undefined)[];
 }
 
-const total = ({ entry, shards }: UseCount) => shards.reduce<number>((sum, refs) => sum + (refs ?? 0), entry.legacyRefs);
+/** How many uses a custom entry counts in all. */
+export const totalUses = ({ entry, shards }: UseCount) => shards.reduce<number>((sum, refs) => sum + (refs ?? 0), entry.legacyRefs);
 
 class Catalog {
   private readonly standardNames: ReadonlySet<string>;
@@ -99,14 +100,16 @@ class Catalog {
     return item && decodeCatalogEntry(item);
   }
 
-  /** The writes that create a custom entry (its use-count shards at 0); `onExists` when the name is taken. */
-  private createWrites(entry: CatalogEntry, onExists: () => Error): Write[] {
+  /** The writes that create a custom entry, its use-count shards counting `uses` (default none); `onExists` when the name is taken. */
+  private createWrites(entry: CatalogEntry, onExists: () => Error, uses: readonly number[] = []): Write[] {
     return [
       {
         item: { Put: { TableName: tableName(), Item: encodeCatalogEntry(this.partition, entry), ConditionExpression: 'attribute_not_exists(pk)' } },
         onConditionFailed: onExists,
       },
-      ...useCountKeys(this.partition, entry.name).map((key) => ({ item: { Put: { TableName: tableName(), Item: encodeUseCount(key, 0) } } })),
+      ...useCountKeys(this.partition, entry.name).map((key, shard) => ({
+        item: { Put: { TableName: tableName(), Item: encodeUseCount(key, uses[shard] ?? 0) } },
+      })),
     ];
   }
 
@@ -117,7 +120,7 @@ class Catalog {
   }
 
   /** The entry and its use-count shards, strongly consistent; undefined when the entry does not exist. */
-  private async useCount(name: string): Promise<UseCount | undefined> {
+  async useCount(name: string): Promise<UseCount | undefined> {
     const keys = useCountKeys(this.partition, name);
     const [entry, shardItems] = await Promise.all([this.get(name), batchGet(keys)]);
     if (entry === undefined) return undefined;
@@ -168,24 +171,22 @@ class Catalog {
     await readPlanCommit(async () => {
       const count = await this.useCount(name);
       if (count === undefined) return { writes: [] };
-      if (total(count) !== 0) throw onInUse();
+      if (totalUses(count) !== 0) throw onInUse();
       return { writes: this.deleteWrites(count) };
     });
   }
 
   /**
-   * Gives an unused custom entry a new name (keeping its creation time), in
-   * one change: `onExists` when the new name is taken, else `onInUse` when
-   * the entry is gone or still in use (renaming a used name would need
-   * every inventory and allocation that names it rewritten).
+   * The catalog's writes of a rename: the entry under its new name (keeping
+   * its creation time), its use-count shards counting `uses` (the uses of
+   * the old name, per shard, as the caller found them), and the old entry and
+   * shards deleted on condition that they still count what was read, so that
+   * a use counted meanwhile cancels the rename. `onExists` when the new name
+   * is taken.
    */
-  async rename(entry: CatalogEntry, newName: string, now: string, errors: { onInUse: () => Error; onExists: () => Error }): Promise<void> {
-    await readPlanCommit(async () => {
-      const count = await this.useCount(entry.name);
-      if (count === undefined || total(count) !== 0) throw errors.onInUse();
-      const renamed: CatalogEntry = { ...entry, name: newName, useCountShards: USE_COUNT_SHARDS, legacyRefs: 0, updatedAt: now };
-      return { writes: [...this.createWrites(renamed, errors.onExists), ...this.deleteWrites(count)] };
-    });
+  renameWrites(count: UseCount, newName: string, uses: readonly number[], now: string, onExists: () => Error): Write[] {
+    const renamed: CatalogEntry = { ...count.entry, name: newName, useCountShards: USE_COUNT_SHARDS, legacyRefs: 0, updatedAt: now };
+    return [...this.createWrites(renamed, onExists, uses), ...this.deleteWrites(count)];
   }
 
   /**

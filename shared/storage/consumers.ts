@@ -2,13 +2,15 @@
  * Consumers and their allocations, and the claim's writes: the one place
  * allocations are written.
  */
+import { isCustomName } from '../domain/catalog-names.js';
 import { entryOf, type Consumer, type ConsumerChange, type Provider, type ProviderUsageChange, type Resources } from '../domain/model.js';
 import { tableName } from './client.js';
 import { Expression } from './expression.js';
 import { batchGet, getItem, queryAll } from './reads.js';
 import { BY_GROUP_INDEX } from './table-definition.js';
 import type { Write } from './write.js';
-import { allocationKey, decodeAllocation, encodeAllocation, isAllocationItem } from './items/allocation.js';
+import type { Key } from './items/fields.js';
+import { AllocationAttribute, allocationKey, decodeAllocation, encodeAllocation, isAllocationItem } from './items/allocation.js';
 import { writesFormat } from './storage-format.js';
 import { ConsumerAttribute, consumerKey, decodeConsumer, encodeConsumer, projectGroup, userPrefix } from './items/consumer.js';
 import { decodeProvider, PROVIDER_SK, ProviderAttribute, providerKey, providerPartition } from './items/provider.js';
@@ -108,17 +110,20 @@ const MAX_CLASSES_PER_UPDATE = 30;
  * writes the provider whole instead, on condition that nothing changed
  * since it was read.
  */
-function providerUsageWrites(change: ProviderUsageChange, now: string): Write[] {
+function providerUsageWrites(change: ProviderUsageChange, named: ReadonlySet<string>, now: string): Write[] {
   const bump = change.bumpGeneration ?? true;
   const moved = Object.entries(change.deltas).filter(([, delta]) => delta !== 0);
   const { provider } = change;
-  if (moved.length > MAX_CLASSES_PER_UPDATE) {
+  // A custom class the claim names here must still be named here, so that a class renamed meanwhile cancels the claim. An increase
+  // requires it already (free >= amount); any other class the claim names is held here before it, so it has a usage to require.
+  const mustExist = [...named].filter((resourceClass) => isCustomName(resourceClass) && !((change.deltas[resourceClass] ?? 0) > 0));
+  if (moved.length + mustExist.length > MAX_CLASSES_PER_UPDATE) {
     const usages = { ...provider.usages };
     for (const [resourceClass, delta] of moved) usages[resourceClass] = (entryOf(usages, resourceClass) ?? 0) + delta;
     const after = bump ? { ...provider, usages, generation: provider.generation + 1, updatedAt: now } : { ...provider, usages };
     return providerChangeWrites(provider, after);
   }
-  if (moved.length === 0 && !bump) return [];
+  if (moved.length === 0 && mustExist.length === 0 && !bump) return [];
   const e = new Expression();
   const A = ProviderAttribute;
   const sets = bump ? [`${e.name(A.generation)} = ${e.name(A.generation)} + ${e.value(1)}`, `${e.name(A.updatedAt)} = ${e.value(now)}`] : [];
@@ -130,6 +135,7 @@ function providerUsageWrites(change: ProviderUsageChange, now: string): Write[] 
     sets.push(`${used} = if_not_exists(${used}, ${e.value(0)}) + ${amount}`, `${free} = ${free} - ${amount}`);
     if (delta > 0) conditions.push(`${free} >= ${amount}`);
   }
+  for (const resourceClass of mustExist) conditions.push(`attribute_exists(${e.name(A.usages, resourceClass)})`);
   return [
     {
       item: {
@@ -153,8 +159,63 @@ function providerUsageWrites(change: ProviderUsageChange, now: string): Write[] 
  * again on fresh state.
  */
 export function claimWrites(consumers: ConsumerChange[], providers: ProviderUsageChange[], now: string): Write[] {
-  return [...consumers.map(consumerWrite), ...consumers.flatMap(allocationWrites), ...providers.flatMap((change) => providerUsageWrites(change, now))];
+  const named = classesNamedPerProvider(consumers);
+  return [
+    ...consumers.map(consumerWrite),
+    ...consumers.flatMap(allocationWrites),
+    ...providers.flatMap((change) => providerUsageWrites(change, named.get(change.provider.uuid) ?? new Set(), now)),
+  ];
 }
+
+/** The classes the consumers hold on each provider, before or after their change. */
+function classesNamedPerProvider(consumers: ConsumerChange[]): Map<string, Set<string>> {
+  const named = new Map<string, Set<string>>();
+  for (const { before, after } of consumers) {
+    for (const allocations of [before?.allocations ?? {}, after?.allocations ?? {}]) {
+      for (const [providerUuid, resources] of Object.entries(allocations)) {
+        const classes = named.get(providerUuid) ?? new Set<string>();
+        for (const resourceClass of Object.keys(resources)) classes.add(resourceClass);
+        named.set(providerUuid, classes);
+      }
+    }
+  }
+  return named;
+}
+
+/**
+ * A class renamed in the maps of one item that hold it (`held`: the path of
+ * each map and the resources read there): only those entries are written,
+ * on condition that each still holds the amount read, so that other changes
+ * of the item do not cancel the rename. A consumer's generation and update
+ * time stay, as upstream's rename leaves them.
+ */
+function renameHeldWrite(key: Key, held: [path: string[], resources: Resources][], from: string, to: string): Write {
+  const e = new Expression();
+  const sets: string[] = [];
+  const removes: string[] = [];
+  const conditions: string[] = [];
+  for (const [path, resources] of held) {
+    const amount = e.value(entryOf(resources, from));
+    sets.push(`${e.name(...path, to)} = ${amount}`);
+    removes.push(e.name(...path, from));
+    conditions.push(`${e.name(...path, from)} = ${amount}`);
+  }
+  const update = `SET ${sets.join(', ')} REMOVE ${removes.join(', ')}`;
+  return { item: { Update: { TableName: tableName(), Key: key, UpdateExpression: update, ConditionExpression: conditions.join(' AND '), ...e.attributes() } } };
+}
+
+/** A class renamed in a consumer item, on every provider it holds the class on (provider uuid and resources there, as read). */
+export const renameInConsumerWrite = (consumerUuid: string, held: [providerUuid: string, resources: Resources][], from: string, to: string): Write =>
+  renameHeldWrite(
+    consumerKey(consumerUuid),
+    held.map(([providerUuid, resources]) => [[ConsumerAttribute.allocations, providerUuid], resources]),
+    from,
+    to,
+  );
+
+/** A class renamed in one allocation item (its resources as read). */
+export const renameInAllocationWrite = (providerUuid: string, consumerUuid: string, resources: Resources, from: string, to: string): Write =>
+  renameHeldWrite(allocationKey(providerUuid, consumerUuid), [[[AllocationAttribute.resources], resources]], from, to);
 
 /** What one reshape writes (shared/domain/reshape.ts plans it). */
 export interface ReshapeChange {

@@ -1,5 +1,7 @@
 /** Provider items: reads, and the writes that change them (as writes of one change). */
-import type { Provider } from '../domain/model.js';
+import { entryOf, type Provider } from '../domain/model.js';
+import { freeCapacities } from '../domain/capacity.js';
+import { renameEntry } from '../domain/class-rename.js';
 import { nextAncestor, type Lineage } from '../domain/provider-tree.js';
 import { SHARING_TRAIT } from '../domain/standard-catalog.js';
 import { tableName } from './client.js';
@@ -15,6 +17,7 @@ import {
   decodeProvider,
   decodeProviderCapacity,
   encodeProvider,
+  packInventories,
   ProviderAttribute as A,
   providerKey,
   shardOf,
@@ -179,12 +182,16 @@ export async function listAggregateProviders(aggregates: string[], { sharingOnly
   return [...(await getProviders(uuids, { consistent: false })).values()];
 }
 
+/** The condition that a provider's inventories are still as read: a class renamed meanwhile changes them and nothing else. */
+const inventoriesAsRead = (e: Expression, read: Provider) => `${e.name(A.inventories)} = ${e.value(packInventories(read.inventories))}`;
+
 /**
  * Writes the provider's new state, on condition that nobody changed it since
  * it was read as `read` (undefined: it must not exist yet). Generation alone
  * is not enough: allocation deletes move usages and aggregates before 1.19
  * change the provider without a new generation (nor a new update time), as
- * upstream does, and a new or deleted child changes only the parent's children.
+ * upstream does, a new or deleted child changes only the parent's children,
+ * and a resource class renamed changes only the names in inventories and usages.
  */
 function putProvider(provider: Provider, read: Provider | undefined, onConditionFailed?: () => Error): Write {
   const e = new Expression();
@@ -196,10 +203,49 @@ function putProvider(provider: Provider, read: Provider | undefined, onCondition
       `${e.name(A.usages)} = ${e.value(read.usages)}`,
       `${e.name(A.aggregates)} = ${e.value(read.aggregates)}`,
       `${e.name(A.updatedAt)} = ${e.value(read.updatedAt)}`,
+      inventoriesAsRead(e, read),
       children,
     ].join(' AND ');
   }
   return { item: { Put: { TableName: tableName(), Item: encodeProvider(provider), ConditionExpression: condition, ...e.attributes() } }, onConditionFailed };
+}
+
+/**
+ * A class renamed in one provider: its inventories, and its usage and free
+ * capacity of that class, on condition that its inventories and its usage of
+ * the class are still as read. Only those entries are written, so that claims
+ * of other classes on the provider meanwhile do not cancel the rename; a
+ * claim of this class changes the usage, and the rename starts over.
+ * Generation and update time stay, as upstream's rename leaves them.
+ */
+export function renameClassWrite(provider: Provider, from: string, to: string): Write {
+  const e = new Expression();
+  const renamed = { ...provider, inventories: renameEntry(provider.inventories, from, to), usages: renameEntry(provider.usages, from, to) };
+  const sets = [`${e.name(A.inventories)} = ${e.value(packInventories(renamed.inventories))}`];
+  const removes: string[] = [];
+  const conditions = [inventoriesAsRead(e, provider)];
+  const used = entryOf(provider.usages, from);
+  if (used === undefined) conditions.push(`attribute_not_exists(${e.name(A.usages, from)})`);
+  else {
+    sets.push(`${e.name(A.usages, to)} = ${e.value(used)}`);
+    removes.push(e.name(A.usages, from));
+    conditions.push(`${e.name(A.usages, from)} = ${e.value(used)}`);
+  }
+  const free = entryOf(freeCapacities(renamed), to);
+  if (free !== undefined) sets.push(`${e.name(A.free, to)} = ${e.value(free)}`);
+  removes.push(e.name(A.free, from));
+  const update = `SET ${sets.join(', ')} REMOVE ${removes.join(', ')}`;
+  return {
+    item: {
+      Update: {
+        TableName: tableName(),
+        Key: providerKey(provider.uuid),
+        UpdateExpression: update,
+        ConditionExpression: conditions.join(' AND '),
+        ...e.attributes(),
+      },
+    },
+  };
 }
 
 function deleteProvider(provider: Provider, onConditionFailed?: () => Error): Write {
@@ -209,7 +255,8 @@ function deleteProvider(provider: Provider, onConditionFailed?: () => Error): Wr
       Delete: {
         TableName: tableName(),
         Key: providerKey(provider.uuid),
-        ConditionExpression: `${e.name(A.generation)} = ${e.value(provider.generation)} AND attribute_not_exists(${e.name(A.children)})`,
+        // The use counts it drops are those of the classes read: a class renamed meanwhile cancels the delete.
+        ConditionExpression: `${e.name(A.generation)} = ${e.value(provider.generation)} AND ${inventoriesAsRead(e, provider)} AND attribute_not_exists(${e.name(A.children)})`,
         ...e.attributes(),
       },
     },

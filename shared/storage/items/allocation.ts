@@ -17,7 +17,7 @@ import { providerPartition } from './provider.js';
 
 export const ALLOCATION_TYPE = 'allocation';
 const ALLOCATION_PREFIX = 'ALLOC#';
-const AllocationAttribute = { consumerUuid: 'consumerUuid', resources: 'resources' } as const;
+export const AllocationAttribute = { consumerUuid: 'consumerUuid', resources: 'resources' } as const;
 
 export const allocationKey = (providerUuid: string, consumerUuid: string): Key => ({
   pk: providerPartition(providerUuid),

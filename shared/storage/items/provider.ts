@@ -81,7 +81,7 @@ function providerIndexKeys(uuid: string, rootUuid: string) {
  */
 type PackedInventory = [total: number, reserved: number, minUnit: number, maxUnit: number, stepSize: number, allocationRatio: number];
 
-function packInventories(inventories: Inventories): string {
+export function packInventories(inventories: Inventories): string {
   const packed: Record<string, PackedInventory> = {};
   for (const [resourceClass, inventory] of Object.entries(inventories)) {
     packed[resourceClass] = [inventory.total, inventory.reserved, inventory.min_unit, inventory.max_unit, inventory.step_size, inventory.allocation_ratio];

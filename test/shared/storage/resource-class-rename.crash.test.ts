@@ -1,0 +1,153 @@
+/**
+ * Crash safety of renaming a custom class in use (shared/storage/resource-class-rename.ts),
+ * a multi-step change over 40 providers and 120 consumers: the service is
+ * killed with SIGKILL at each step of the journal (the DynamoDB request of
+ * that step held back by the fault proxy), then started again on the same
+ * DynamoDB Local, as the current code or as release 1.0.0 (which runs beside
+ * it during an upgrade, and knows nothing of renames in use). The rename must
+ * read wholly there or wholly absent at once, the class take claims again
+ * under the name it has, and once swept no item may name the other name.
+ */
+import { randomUUID } from 'node:crypto';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDynamoDbLocal, type DynamoDbLocal } from '../../../local/dynamodb-local.js';
+import { renameClassInUse } from '../../../scripts/lib/big-changes.js';
+import { startFaultProxy, type FaultProxy } from '../../../scripts/lib/dynamodb-fault-proxy.js';
+import { PlacementClient } from '../../../admin/placement-client.js';
+import { dynamo, tableName } from '../../../shared/storage/client.js';
+import { isApply, isCommit, isFence, isFinish, isStaging, nth } from '../../support/journal-requests.js';
+import { leftovers } from '../../support/reshape-state.js';
+import { previousReleaseSources } from '../../support/release.js';
+import { startServiceProcess, type ServiceProcess } from '../../support/service-process.js';
+
+const PROVIDERS = 40;
+
+const KILL_POINTS = [
+  { step: 'staging (second batch of staged writes)', matches: nth(2, isStaging), outcome: 'absent' },
+  { step: 'fencing (100th fence)', matches: nth(100, isFence), outcome: 'absent' },
+  { step: 'committing (the commit itself held back)', matches: nth(1, isCommit), outcome: 'absent' },
+  { step: 'just committed (first write applied held back)', matches: nth(1, isApply), outcome: 'there' },
+  { step: 'applying (200th write applied)', matches: nth(200, isApply), outcome: 'there' },
+  { step: 'finishing (marking it finished held back)', matches: nth(1, isFinish), outcome: 'there' },
+] as const;
+
+type Plan = ReturnType<typeof renameClassInUse.plan>;
+
+/** Whether the rename is wholly there, wholly absent, or (a failure) anything else, as the API shows it. */
+async function renameState(placement: PlacementClient, plan: Plan): Promise<string> {
+  const names = new Set<string>();
+  for (const name of [plan.from, plan.to]) {
+    if ((await placement.get(`/resource_classes/${name}`, { version: '1.6' })).status === 200) names.add(`class ${name}`);
+  }
+  for (const uuid of plan.providers) {
+    const { inventories } = (await placement.get(`/resource_providers/${uuid}/inventories`, { version: '1.6' })).body;
+    const { usages } = (await placement.get(`/resource_providers/${uuid}/usages`, { version: '1.6' })).body;
+    for (const name of [...Object.keys(inventories), ...Object.keys(usages)]) if (name !== 'VCPU') names.add(`provider ${name}`);
+  }
+  for (const consumer of plan.consumers) {
+    const { allocations } = (await placement.get(`/allocations/${consumer}`, { version: '1.28' })).body;
+    for (const { resources } of Object.values(allocations) as { resources: Record<string, number> }[]) {
+      for (const name of Object.keys(resources)) if (name !== 'VCPU') names.add(`consumer ${name}`);
+    }
+  }
+  const only = (name: string) => [`class ${name}`, `consumer ${name}`, `provider ${name}`].join(', ');
+  const state = [...names].sort().join(', ');
+  if (state === only(plan.from)) return 'absent';
+  if (state === only(plan.to)) return 'there';
+  return state;
+}
+
+/** How many items of the table name `name` anywhere, read straight from DynamoDB Local. */
+async function itemsNaming(name: string): Promise<number> {
+  let count = 0;
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo().send(new ScanCommand({ TableName: tableName(), ExclusiveStartKey: start }));
+    count += (page.Items ?? []).filter((item) => JSON.stringify(item, (_key, value) => (value instanceof Set ? [...value] : value)).includes(name)).length;
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return count;
+}
+
+const release = previousReleaseSources();
+
+describe('renaming a class held by 40 providers and 120 consumers, killed at each step', () => {
+  let database: DynamoDbLocal;
+  let proxy: FaultProxy;
+  let service: ServiceProcess | undefined;
+
+  beforeAll(async () => {
+    database = await startDynamoDbLocal({});
+    proxy = await startFaultProxy({ target: database.endpoint });
+    // The test's own reads of the table go to DynamoDB Local directly.
+    process.env.PLACEMENT_DYNAMODB_ENDPOINT = database.endpoint;
+  }, 600_000);
+  afterAll(async () => {
+    await service?.stop();
+    await proxy?.stop();
+    await database?.stop();
+    delete process.env.PLACEMENT_DYNAMODB_ENDPOINT;
+  });
+
+  const restarts = [
+    { by: 'the current code', entryPoint: undefined },
+    { by: `release ${release.version} (${release.commit.slice(0, 7)})`, entryPoint: release.entryPoint },
+  ];
+  // Release 1.0.0 takes over a change killed before its commit point and one killed after it.
+  const cases = KILL_POINTS.flatMap((point) => [
+    { point, restart: restarts[0]! },
+    ...(point.matches === KILL_POINTS[1].matches || point.matches === KILL_POINTS[4].matches ? [{ point, restart: restarts[1]! }] : []),
+  ]);
+  for (const { point, restart } of cases) {
+    {
+      it(
+        `${point.step}, restarted as ${restart.by}: wholly ${point.outcome}, claims taken again, nothing of the other name left once swept`,
+        async () => {
+          // The services sweep every 2 s, so that what no request touches is finished within the test.
+          const environment = { PLACEMENT_LOCAL_SWEEP_SECONDS: '2' };
+          service = await startServiceProcess({ dynamoDbEndpoint: proxy.url, environment });
+          let placement = new PlacementClient(service.url, { timeoutMs: 300_000 });
+          const plan = renameClassInUse.plan(PROVIDERS);
+          await renameClassInUse.prepare(placement, plan);
+          expect(await renameState(placement, plan)).toBe('absent');
+
+          const held = proxy.holdNext(point.matches);
+          const rename = renameClassInUse.change(placement, plan).catch((error: Error) => error);
+          await held;
+          await service.kill();
+          expect(await rename).toBeInstanceOf(Error);
+
+          service = await startServiceProcess({ dynamoDbEndpoint: proxy.url, environment, entryPoint: restart.entryPoint });
+          placement = new PlacementClient(service.url, { timeoutMs: 300_000 });
+          expect(await renameState(placement, plan)).toBe(point.outcome);
+
+          // A new consumer of the class under the name it has: refused (409) while the dead writer's lease lasts, then taken.
+          const [name, other] = point.outcome === 'there' ? [plan.to, plan.from] : [plan.from, plan.to];
+          const claim = () =>
+            placement.put(
+              `/allocations/${randomUUID()}`,
+              { allocations: { [plan.providers[0]!]: { resources: { [name]: 1 } } }, project_id: 'crash', user_id: 'crash', consumer_generation: null },
+              { version: '1.28' },
+            );
+          const claiming = Date.now();
+          let status = 0;
+          while (status !== 204 && Date.now() - claiming < 60_000) {
+            status = (await claim()).status;
+            if (status !== 204) expect(status).toBe(409);
+          }
+          expect(status).toBe(204);
+
+          const deadline = Date.now() + 120_000;
+          while ((await leftovers()).openChanges > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 1000));
+          expect(await leftovers()).toEqual({ fenced: 0, openChanges: 0 });
+          expect(await itemsNaming(other)).toBe(0);
+          expect(await renameState(placement, plan)).toBe(point.outcome);
+          await service.stop();
+          service = undefined;
+        },
+        600_000,
+      );
+    }
+  }
+});
