@@ -101,53 +101,49 @@ describe('renaming a class held by 40 providers and 120 consumers, killed at eac
   ]);
   for (const { point, restart } of cases) {
     {
-      it(
-        `${point.step}, restarted as ${restart.by}: wholly ${point.outcome}, claims taken again, nothing of the other name left once swept`,
-        async () => {
-          // The services sweep every 2 s, so that what no request touches is finished within the test.
-          const environment = { PLACEMENT_LOCAL_SWEEP_SECONDS: '2' };
-          service = await startServiceProcess({ dynamoDbEndpoint: proxy.url, environment });
-          let placement = new PlacementClient(service.url, { timeoutMs: 300_000 });
-          const plan = renameClassInUse.plan(PROVIDERS);
-          await renameClassInUse.prepare(placement, plan);
-          expect(await renameState(placement, plan)).toBe('absent');
+      it(`${point.step}, restarted as ${restart.by}: wholly ${point.outcome}, claims taken again, nothing of the other name left once swept`, async () => {
+        // The services sweep every 2 s, so that what no request touches is finished within the test.
+        const environment = { PLACEMENT_LOCAL_SWEEP_SECONDS: '2' };
+        service = await startServiceProcess({ dynamoDbEndpoint: proxy.url, environment });
+        let placement = new PlacementClient(service.url, { timeoutMs: 300_000 });
+        const plan = renameClassInUse.plan(PROVIDERS);
+        await renameClassInUse.prepare(placement, plan);
+        expect(await renameState(placement, plan)).toBe('absent');
 
-          const held = proxy.holdNext(point.matches);
-          const rename = renameClassInUse.change(placement, plan).catch((error: Error) => error);
-          await held;
-          await service.kill();
-          expect(await rename).toBeInstanceOf(Error);
+        const held = proxy.holdNext(point.matches);
+        const rename = renameClassInUse.change(placement, plan).catch((error: Error) => error);
+        await held;
+        await service.kill();
+        expect(await rename).toBeInstanceOf(Error);
 
-          service = await startServiceProcess({ dynamoDbEndpoint: proxy.url, environment, entryPoint: restart.entryPoint });
-          placement = new PlacementClient(service.url, { timeoutMs: 300_000 });
-          expect(await renameState(placement, plan)).toBe(point.outcome);
+        service = await startServiceProcess({ dynamoDbEndpoint: proxy.url, environment, entryPoint: restart.entryPoint });
+        placement = new PlacementClient(service.url, { timeoutMs: 300_000 });
+        expect(await renameState(placement, plan)).toBe(point.outcome);
 
-          // A new consumer of the class under the name it has: refused (409) while the dead writer's lease lasts, then taken.
-          const [name, other] = point.outcome === 'there' ? [plan.to, plan.from] : [plan.from, plan.to];
-          const claim = () =>
-            placement.put(
-              `/allocations/${randomUUID()}`,
-              { allocations: { [plan.providers[0]!]: { resources: { [name]: 1 } } }, project_id: 'crash', user_id: 'crash', consumer_generation: null },
-              { version: '1.28' },
-            );
-          const claiming = Date.now();
-          let status = 0;
-          while (status !== 204 && Date.now() - claiming < 60_000) {
-            status = (await claim()).status;
-            if (status !== 204) expect(status).toBe(409);
-          }
-          expect(status).toBe(204);
+        // A new consumer of the class under the name it has: refused (409) while the dead writer's lease lasts, then taken.
+        const [name, other] = point.outcome === 'there' ? [plan.to, plan.from] : [plan.from, plan.to];
+        const claim = () =>
+          placement.put(
+            `/allocations/${randomUUID()}`,
+            { allocations: { [plan.providers[0]!]: { resources: { [name]: 1 } } }, project_id: 'crash', user_id: 'crash', consumer_generation: null },
+            { version: '1.28' },
+          );
+        const claiming = Date.now();
+        let status = 0;
+        while (status !== 204 && Date.now() - claiming < 60_000) {
+          status = (await claim()).status;
+          if (status !== 204) expect(status).toBe(409);
+        }
+        expect(status).toBe(204);
 
-          const deadline = Date.now() + 120_000;
-          while ((await leftovers()).openChanges > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 1000));
-          expect(await leftovers()).toEqual({ fenced: 0, openChanges: 0 });
-          expect(await itemsNaming(other)).toBe(0);
-          expect(await renameState(placement, plan)).toBe(point.outcome);
-          await service.stop();
-          service = undefined;
-        },
-        600_000,
-      );
+        const deadline = Date.now() + 120_000;
+        while ((await leftovers()).openChanges > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 1000));
+        expect(await leftovers()).toEqual({ fenced: 0, openChanges: 0 });
+        expect(await itemsNaming(other)).toBe(0);
+        expect(await renameState(placement, plan)).toBe(point.outcome);
+        await service.stop();
+        service = undefined;
+      }, 600_000);
     }
   }
 });
