@@ -26,7 +26,9 @@ const TIME_KEPT_MS = 2_000;
 function newItems(count: number) {
   const pk = `DEADLINE#${randomUUID()}`;
   const keys = Array.from({ length: count }, (_, n) => ({ pk, sk: String(n).padStart(5, '0') }));
-  const writes: Write[] = keys.map((key) => ({ item: { Put: { TableName: tableName(), Item: { ...key, written: true }, ConditionExpression: 'attribute_not_exists(pk)' } } }));
+  const writes: Write[] = keys.map((key) => ({
+    item: { Put: { TableName: tableName(), Item: { ...key, written: true }, ConditionExpression: 'attribute_not_exists(pk)' } },
+  }));
   return { keys, writes };
 }
 
