@@ -195,9 +195,11 @@ async function seedRoots(
       counter,
     ))
       known.set(provider.uuid, provider);
-    for (const uuid of members) roots.add(known.get(uuid)!.rootUuid);
+    // A provider deleted after its membership was read is not there to read: it is left out, as if read a moment later.
+    const found = members.flatMap((uuid) => known.get(uuid) ?? []);
+    for (const provider of found) roots.add(provider.rootUuid);
     for (const aggregate of ofAggregates) listed.add(aggregate);
-    return members.map((uuid) => known.get(uuid)!);
+    return found;
   };
   let seedSharing: SearchProvider[];
   if (inTreeRoots.size > 0) {

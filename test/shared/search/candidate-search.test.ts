@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseCandidateRequest } from '../../../shared/domain/candidate-request.js';
 import { Microversion } from '../../../shared/api/microversion.js';
 import { QueryString } from '../../../shared/api/query-string.js';
 import { searchCandidates } from '../../../shared/search/candidate-search.js';
+import { dynamo, tableName } from '../../../shared/storage/client.js';
+import { aggregateMemberKey, encodeSearchEntry } from '../../../shared/storage/items/search-entry.js';
 import { PROVIDER_SHARDS } from '../../../shared/storage/table-definition.js';
 import { useLocalService } from '../../support/local-service.js';
 
@@ -65,6 +68,20 @@ describe('GET /allocation_candidates on DynamoDB Local', () => {
     const fitting = computes.slice(0, 6).filter((_, n) => n % 4 !== 0);
     expect(new Set(result.candidates.map((candidate) => candidate.anchor))).toEqual(new Set(fitting));
     expect(result.itemsRead).toBeLessThan(COMPUTES / 2);
+  });
+
+  it('leaves out a member whose provider was deleted between the read of its membership and its own', async () => {
+    // What that race leaves to the search: a membership whose provider is no longer there.
+    const gone = aggregateMemberKey(AGGREGATE, randomUUID());
+    await dynamo().send(new PutCommand({ TableName: tableName(), Item: encodeSearchEntry(gone, gone.sk.slice('RP#'.length)) }));
+    try {
+      const response = await api('GET', `/allocation_candidates?resources=VCPU:2&member_of=${AGGREGATE}`);
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      const anchors = response.body.allocation_requests.map((request: any) => Object.keys(request.allocations)[0]);
+      expect(new Set(anchors)).toEqual(new Set(computes.slice(0, 6).filter((_, n) => n % 4 !== 0)));
+    } finally {
+      await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: gone }));
+    }
   });
 
   it('takes disk from a sharing provider of the aggregate, and a claim of the candidate lands', async () => {
