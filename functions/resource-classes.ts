@@ -74,6 +74,10 @@ async function renameClass(request: PlacementRequest): Promise<Reply> {
     await renameResourceClass(entry, newName, new Date().toISOString(), {
       onExists: exists,
       onMissing: () => objectNotFound(`No such resource class ${name}.`),
+      onInUse: () =>
+        conflict(
+          `Cannot rename resource class ${name}: the class is in use in inventory, and this region may still run release 1.0.0. Finalize the upgrade (placement-admin upgrade finalize) first, or remove the inventories of ${name}.`,
+        ),
     });
   }
   return { status: 200, body: serialize({ name: newName }) };

@@ -17,6 +17,7 @@ import { renameClassWrite } from './providers.js';
 import { projectionOf, queryAll } from './reads.js';
 import { BY_SHARD_INDEX } from './table-definition.js';
 import { readPlanCommit } from './transaction.js';
+import { writesFormat } from './storage-format.js';
 import { ConcurrentUpdate } from './errors.js';
 import type { Write } from './write.js';
 import { shardForProvider, USE_COUNT_SHARDS } from './items/catalog-use-count.js';
@@ -30,7 +31,18 @@ export interface RenameErrors {
   onExists: () => Error;
   /** The class is gone (deleted or renamed meanwhile). */
   onMissing: () => Error;
+  /** The class is in use and release 1.0.0 may still serve (the table is not finalized past format 1). */
+  onInUse: () => Error;
 }
+
+/**
+ * A class in use is renamed only once no function of release 1.0.0 serves:
+ * 1.0.0's writers do not condition their writes on the classes they name, so
+ * one racing the rename could bring the old name back. The operator's
+ * finalize to format 2 says every function runs a later release (a stale
+ * reading of the format is the older one, so this errs towards refusing).
+ */
+const RENAMES_IN_USE_SINCE_FORMAT = 2;
 
 /**
  * The uuids of the providers whose inventories may name the class, from the
@@ -78,6 +90,7 @@ export async function renameResourceClass(entry: CatalogEntry, newName: string, 
     const [count, taken] = await Promise.all([resourceClasses.useCount(from), resourceClasses.get(newName)]);
     if (count === undefined) throw errors.onMissing();
     if (taken !== undefined) throw errors.onExists();
+    if (totalUses(count) > 0 && writesFormat() < RENAMES_IN_USE_SINCE_FORMAT) throw errors.onInUse();
     const holders = await holdersOf(from);
 
     // The use counts say how many inventories name the class: fewer holders found means the index has not shown them all yet.

@@ -102,6 +102,30 @@ describe('storage formats and the upgrade routes', () => {
     expect((await api('GET', `/allocations/${NEW_CONSUMER}`)).status).toBe(200);
   });
 
+  it("refuses to rename a class in use on 1.0.0's table (1.0.0's writers could bring the old name back) and renames it once finalized", async () => {
+    const holder = 'a0000000-0000-4000-8000-0000000000a2';
+    const rename = (from: string, to: string) => api('PUT', `/resource_classes/${from}`, { name: to }, { 'openstack-api-version': 'placement 1.6' });
+    for (const name of ['CUSTOM_HELD', 'CUSTOM_UNUSED']) expect((await api('POST', '/resource_classes', { name })).status).toBe(201);
+    expect((await api('POST', '/resource_providers', { name: 'holder', uuid: holder })).status).toBe(200);
+    const inventories = { CUSTOM_HELD: { total: 4 } };
+    expect((await api('PUT', `/resource_providers/${holder}/inventories`, { resource_provider_generation: 0, inventories })).status).toBe(200);
+
+    await table().send(new DeleteCommand({ TableName: TABLE_NAME, Key: FORMAT_KEY }));
+    const refused = await rename('CUSTOM_HELD', 'CUSTOM_HELD_NEW');
+    expect(refused.status).toBe(409);
+    expect(refused.body.errors[0].detail).toMatch(/in use in inventory.*placement-admin upgrade finalize/);
+    expect((await api('GET', `/resource_providers/${holder}/inventories`)).body.inventories).toHaveProperty('CUSTOM_HELD');
+    expect((await api('GET', '/resource_classes/CUSTOM_HELD_NEW')).status).toBe(404);
+    // A class no inventory names renames as it did in 1.0.0.
+    expect((await rename('CUSTOM_UNUSED', 'CUSTOM_UNUSED_NEW')).status).toBe(200);
+
+    expect((await api('POST', '/upgrade/finalize', { format: 2 })).status).toBe(200);
+    expect((await rename('CUSTOM_HELD', 'CUSTOM_HELD_NEW')).status).toBe(200);
+    expect((await api('GET', `/resource_providers/${holder}/inventories`)).body.inventories).toEqual({
+      CUSTOM_HELD_NEW: expect.objectContaining({ total: 4 }),
+    });
+  });
+
   it('lets admins only check and finalize by default', async () => {
     const user = service.client({ token: 'someone:project', version: '1.39' });
     expect((await user('GET', '/upgrade')).status).toBe(403);
