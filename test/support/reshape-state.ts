@@ -10,6 +10,8 @@ import { expect } from 'vitest';
 import type { PlacementClient } from '../../admin/placement-client.js';
 import { dynamo, tableName } from '../../shared/storage/client.js';
 import { FENCE_ATTRIBUTE } from '../../shared/storage/journal.js';
+import { STAGED_WRITE_TYPE } from '../../shared/storage/items/change.js';
+import { TYPE_ATTRIBUTE } from '../../shared/storage/items/fields.js';
 
 /**
  * Whether the vGPU reshape of this host is wholly there, wholly absent, or
@@ -70,6 +72,25 @@ async function leftovers(): Promise<{ fenced: number; openChanges: number }> {
     start = page.LastEvaluatedKey;
   } while (start);
   return { fenced, openChanges };
+}
+
+/**
+ * How many items holding state name `name` anywhere, read straight from the
+ * table: a finished change's staged writes stay until their TTL, the
+ * change's record and not the state.
+ */
+export async function stateItemsNaming(name: string): Promise<number> {
+  let count = 0;
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo().send(new ScanCommand({ TableName: tableName(), ExclusiveStartKey: start }));
+    for (const item of page.Items ?? []) {
+      if (item[TYPE_ATTRIBUTE] === STAGED_WRITE_TYPE) continue;
+      if (JSON.stringify(item, (_key, value) => (value instanceof Set ? [...value] : value)).includes(name)) count++;
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return count;
 }
 
 /** Writes a consumer's allocations again as they read now (a claim that changes nothing but the consumer's generation). */

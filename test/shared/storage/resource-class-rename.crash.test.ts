@@ -9,27 +9,26 @@
  * under the name it has, and once swept no item may name the other name.
  */
 import { randomUUID } from 'node:crypto';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../../local/dynamodb-local.js';
 import { renameClassInUse } from '../../../scripts/lib/big-changes.js';
 import { startFaultProxy, type FaultProxy } from '../../../scripts/lib/dynamodb-fault-proxy.js';
 import { PlacementClient } from '../../../admin/placement-client.js';
-import { dynamo, tableName } from '../../../shared/storage/client.js';
 import { isApply, isCommit, isFence, isFinish, isStaging, nth } from '../../support/journal-requests.js';
-import { leftovers } from '../../support/reshape-state.js';
+import { leftovers, stateItemsNaming } from '../../support/reshape-state.js';
 import { previousReleaseSources } from '../../support/release.js';
 import { startServiceProcess, type ServiceProcess } from '../../support/service-process.js';
 
 const PROVIDERS = 40;
 
+// A matcher counts the requests it has seen: each case takes a fresh one.
 const KILL_POINTS = [
-  { step: 'staging (second batch of staged writes)', matches: nth(2, isStaging), outcome: 'absent' },
-  { step: 'fencing (100th fence)', matches: nth(100, isFence), outcome: 'absent' },
-  { step: 'committing (the commit itself held back)', matches: nth(1, isCommit), outcome: 'absent' },
-  { step: 'just committed (first write applied held back)', matches: nth(1, isApply), outcome: 'there' },
-  { step: 'applying (200th write applied)', matches: nth(200, isApply), outcome: 'there' },
-  { step: 'finishing (marking it finished held back)', matches: nth(1, isFinish), outcome: 'there' },
+  { step: 'staging (second batch of staged writes)', matches: () => nth(2, isStaging), outcome: 'absent' },
+  { step: 'fencing (100th fence)', matches: () => nth(100, isFence), outcome: 'absent' },
+  { step: 'committing (the commit itself held back)', matches: () => nth(1, isCommit), outcome: 'absent' },
+  { step: 'just committed (first write applied held back)', matches: () => nth(1, isApply), outcome: 'there' },
+  { step: 'applying (200th write applied)', matches: () => nth(200, isApply), outcome: 'there' },
+  { step: 'finishing (marking it finished held back)', matches: () => nth(1, isFinish), outcome: 'there' },
 ] as const;
 
 type Plan = ReturnType<typeof renameClassInUse.plan>;
@@ -58,18 +57,6 @@ async function renameState(placement: PlacementClient, plan: Plan): Promise<stri
   return state;
 }
 
-/** How many items of the table name `name` anywhere, read straight from DynamoDB Local. */
-async function itemsNaming(name: string): Promise<number> {
-  let count = 0;
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo().send(new ScanCommand({ TableName: tableName(), ExclusiveStartKey: start }));
-    count += (page.Items ?? []).filter((item) => JSON.stringify(item, (_key, value) => (value instanceof Set ? [...value] : value)).includes(name)).length;
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return count;
-}
-
 const release = previousReleaseSources();
 
 describe('renaming a class held by 40 providers and 120 consumers, killed at each step', () => {
@@ -83,8 +70,12 @@ describe('renaming a class held by 40 providers and 120 consumers, killed at eac
     // The test's own reads of the table go to DynamoDB Local directly.
     process.env.PLACEMENT_DYNAMODB_ENDPOINT = database.endpoint;
   }, 600_000);
-  afterAll(async () => {
+  // A case that failed leaves its service running: its sweeps would reach the next case's proxy.
+  afterEach(async () => {
     await service?.stop();
+    service = undefined;
+  });
+  afterAll(async () => {
     await proxy?.stop();
     await database?.stop();
     delete process.env.PLACEMENT_DYNAMODB_ENDPOINT;
@@ -97,7 +88,7 @@ describe('renaming a class held by 40 providers and 120 consumers, killed at eac
   // Release 1.0.0 takes over a change killed before its commit point and one killed after it.
   const cases = KILL_POINTS.flatMap((point) => [
     { point, restart: restarts[0]! },
-    ...(point.matches === KILL_POINTS[1].matches || point.matches === KILL_POINTS[4].matches ? [{ point, restart: restarts[1]! }] : []),
+    ...(point === KILL_POINTS[1] || point === KILL_POINTS[4] ? [{ point, restart: restarts[1]! }] : []),
   ]);
   for (const { point, restart } of cases) {
     {
@@ -110,7 +101,7 @@ describe('renaming a class held by 40 providers and 120 consumers, killed at eac
         await renameClassInUse.prepare(placement, plan);
         expect(await renameState(placement, plan)).toBe('absent');
 
-        const held = proxy.holdNext(point.matches);
+        const held = proxy.holdNext(point.matches());
         const rename = renameClassInUse.change(placement, plan).catch((error: Error) => error);
         await held;
         await service.kill();
@@ -139,10 +130,8 @@ describe('renaming a class held by 40 providers and 120 consumers, killed at eac
         const deadline = Date.now() + 120_000;
         while ((await leftovers()).openChanges > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 1000));
         expect(await leftovers()).toEqual({ fenced: 0, openChanges: 0 });
-        expect(await itemsNaming(other)).toBe(0);
+        expect(await stateItemsNaming(other)).toBe(0);
         expect(await renameState(placement, plan)).toBe(point.outcome);
-        await service.stop();
-        service = undefined;
       }, 600_000);
     }
   }
