@@ -6,7 +6,9 @@
  * the bytes they mean: fetch adds `content-type: text/plain` to a string body
  * and refuses some headers, which would hide the differences the
  * differential tester looks for. Connections are kept alive, as nova's
- * keystoneauth session does.
+ * keystoneauth session does. A gzip-compressed answer (to a request that
+ * sent Accept-Encoding, as nova's does) is decoded, as python-requests
+ * decodes it.
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
@@ -47,8 +49,10 @@ export interface RequestOptions {
 export interface ApiResponse {
   status: number;
   headers: Headers;
-  /** The body as text (empty when there is none). */
+  /** The body as text, decoded (empty when there is none). */
   text: string;
+  /** The bytes of the body as they came over the wire (compressed, when they were). */
+  wireBytes: number;
   /** The body parsed as JSON; undefined when it is empty or not JSON. */
   body: any;
   /** From sending the request until its whole body arrived. */
@@ -155,10 +159,22 @@ export class PlacementClient {
         incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
         incoming.on('error', reject);
         incoming.on('end', () => {
-          // A caller that asked for gzip (a listing too big for one response otherwise) reads the text all the same.
-          const received = Buffer.concat(chunks);
-          const text = (incoming.headers['content-encoding'] === 'gzip' ? gunzipSync(received) : received).toString('utf8');
-          resolve({ status: incoming.statusCode ?? 0, headers: toHeaders(incoming.headers), text, body: parseJson(text), ms: performance.now() - started });
+          const wire = Buffer.concat(chunks);
+          let text: string;
+          try {
+            text = (incoming.headers['content-encoding'] === 'gzip' ? gunzipSync(wire) : wire).toString('utf8');
+          } catch (error) {
+            reject(error as Error);
+            return;
+          }
+          resolve({
+            status: incoming.statusCode ?? 0,
+            headers: toHeaders(incoming.headers),
+            text,
+            wireBytes: wire.length,
+            body: parseJson(text),
+            ms: performance.now() - started,
+          });
         });
       });
       outgoing.setTimeout(timeoutMs, () => outgoing.destroy(new Error(`${method} ${url.href}: no answer within ${timeoutMs} ms`)));

@@ -173,6 +173,7 @@ export class PlacementStack extends Stack {
       corsPreflight: Boolean(settings.environment.PLACEMENT_CORS_ALLOWED_ORIGIN),
       throttle: settings.throttle,
       logRetentionDays: settings.logRetentionDays,
+      accessLog: settings.accessLog,
     });
     return { metrics: httpApiMetrics(api.httpApi), functions: { ...handlers.byFamily, authorizer }, endpoint: api.httpApi.apiEndpoint };
   }

@@ -74,6 +74,8 @@ export interface PlacementSettings {
   /** The operator's policy overrides (the `policyFile` context, read and checked at synth time), shipped to the handlers as JSON. */
   policyRules?: Record<string, string>;
   logRetentionDays: number;
+  /** API Gateway's access log (`-c accessLog=true`): off by default, about 220 bytes a request (`npm run log-report`). */
+  accessLog: boolean;
   systemLogLevel: SystemLogLevel;
   alarms: { serverErrorPercent: number; p99LatencyMs: number; email?: string };
   /** The scheduled capacity function (infra/constructs/capacity.ts); off: no function, schedule or widgets. */
@@ -93,10 +95,12 @@ export interface PlacementSettings {
  * reshaper writes up to 100 items at once: 512 MB. The candidate search
  * computes for most of its 60 ms (p50 at 100 nodes) and grows with the
  * cloud: 1536 MB. The authorizer waits on Keystone: 256 MB. The function-URL
- * router serves every family, the search included, from one pool, so one
- * size for all: 1024 MB.
+ * router serves every family, the search included, from one pool: 512 MB,
+ * where nova's polling (89% consumers' allocations, waiting on DynamoDB) costs
+ * half of 1024 MB's duration and a search a scheduler sends a few times a
+ * minute takes about twice as long (docs/operators/cost.md, "Memory sizes").
  */
-const DEFAULT_MEMORY_MB: Partial<Record<FunctionName, number>> = { 'allocation-candidates': 1536, reshaper: 512, router: 1024 };
+const DEFAULT_MEMORY_MB: Partial<Record<FunctionName, number>> = { 'allocation-candidates': 1536, reshaper: 512, router: 512 };
 const BASE_MEMORY_MB = 256;
 /**
  * API Gateway gives up after 30 s. CRUD calls take milliseconds; the search, and every family that writes, seconds: any
@@ -277,6 +281,7 @@ export function readSettings(node: Node): PlacementSettings {
     environment: environment as Record<string, string>,
     policyRules,
     logRetentionDays: context.number('logRetentionDays', 30, 1),
+    accessLog: context.boolean('accessLog', false),
     systemLogLevel: context.oneOf('systemLogLevel', SYSTEM_LOG_LEVELS, 'WARN'),
     alarms: {
       serverErrorPercent: context.number('serverErrorAlarmPercent', 1),

@@ -1,23 +1,23 @@
 /**
  * `npm run log-report`: the log bytes one request costs, by request kind.
- * Starts `npm start` (PORT, default 8793) with the embedded-metric records on,
- * as in Lambda, sends nova's steady-state reads, a scheduling decision and a
+ * Starts `npm start` (PORT, default 8793) with the metric aggregates on, as
+ * in Lambda, sends nova's steady-state reads, a scheduling decision and a
  * few refusals one at a time, and counts every byte the service writes to
- * stdout while each request is served (its metric record and any log line).
+ * stdout (its metric aggregates and any log line) over the requests of one
+ * aggregate: for each kind, requests until its route's aggregate is written,
+ * then FLUSH_EVERY_REQUESTS more, whose bytes end with the next one.
  * Next to it: the lines Lambda itself writes per invocation in its default
  * text format (START, END, REPORT, formatted as Lambda documents them; none
  * with the stack's JSON format and system log level WARN) and the API
  * Gateway access-log line the stack's format makes for such a request.
- *
- *   LOG_REPORT_RUNS (default 5) requests per kind; the median is shown.
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { PlacementClient, type ApiResponse } from '../admin/placement-client.js';
 import { ACCESS_LOG_FORMAT } from '../infra/constructs/api.js';
+import { FLUSH_EVERY_REQUESTS } from '../shared/http/middleware/metrics.js';
 
 const PORT = Number(process.env.PORT ?? 8793);
-const RUNS = Number(process.env.LOG_REPORT_RUNS ?? 5);
 
 /**
  * Lambda's text-format lines for one warm invocation (request ids are 36
@@ -155,26 +155,37 @@ try {
     { name: 'unknown path (404)', route: '$default', send: (p) => p.get('/nowhere') },
   ];
 
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-  console.log(`\nBytes written per request (median of ${RUNS}), local service with PLACEMENT_METRICS=true, noauth2\n`);
+  const aggregatesOf = (route: string) => pending.split(`"Route":${JSON.stringify(route)}`).length - 1;
+  /** Resolves when the route's count of aggregates on stdout reaches `count`. */
+  const aggregateWritten = async (route: string, count: number) => {
+    for (let waited = 0; aggregatesOf(route) < count; waited += 10) {
+      if (waited > 10_000) throw new Error(`no aggregate of ${route} on the server's stdout`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  };
+  console.log(`\nBytes written per request over ${FLUSH_EVERY_REQUESTS} requests (one aggregate), local service with PLACEMENT_METRICS=true, noauth2\n`);
   console.log('| request | status | service stdout | Lambda text START/END/REPORT | API Gateway access log |');
   console.log('|---|---|---|---|---|');
   for (const kind of kinds) {
-    const sizes: number[] = [];
+    pending = '';
+    // Up to the next aggregate of the route (earlier requests of it may be waiting in the service)...
+    let sent = 0;
+    while (aggregatesOf(kind.route) === 0 && sent++ < FLUSH_EVERY_REQUESTS) await kind.send(placement);
+    await aggregateWritten(kind.route, 1);
+    // ...then exactly one aggregate's requests.
+    pending = '';
+    const before = written;
     let status = 0;
     let responseBytes = 0;
-    for (let run = 0; run < RUNS; run++) {
-      const before = written;
+    for (let run = 0; run < FLUSH_EVERY_REQUESTS; run++) {
       const response = await kind.send(placement);
       status = response.status;
-      responseBytes = Buffer.byteLength(response.text);
-      // The record follows the response; it carries the request id the response reported.
-      await waitFor(response.headers.get('x-openstack-request-id')!);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      sizes.push(written - before);
+      responseBytes = response.wireBytes;
     }
+    await aggregateWritten(kind.route, 1);
+    const perRequest = (written - before) / FLUSH_EVERY_REQUESTS;
     console.log(
-      `| ${kind.route} (${kind.name}) | ${status} | ${median(sizes)} | ${LAMBDA_TEXT_BYTES} | ${accessLogBytes(kind.route, status, responseBytes)} |`,
+      `| ${kind.route} (${kind.name}) | ${status} | ${perRequest.toFixed(1)} | ${LAMBDA_TEXT_BYTES} | ${accessLogBytes(kind.route, status, responseBytes)} |`,
     );
   }
 } finally {

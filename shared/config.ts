@@ -187,8 +187,12 @@ export const config = {
   get stage(): string {
     return process.env.PLACEMENT_STAGE || 'local';
   },
-  /** Write an embedded-metric record per request to stdout: on in Lambda, where CloudWatch reads it, off elsewhere unless asked. */
+  /** Write per-route embedded-metric aggregates to stdout: on in Lambda, where CloudWatch reads them, off elsewhere unless asked. */
   get metrics(): boolean {
     return process.env.PLACEMENT_METRICS ? flag('PLACEMENT_METRICS') : this.inLambda;
+  },
+  /** Write a plain record of every request to stdout, for the benchmarks and tests: off unless asked. */
+  get requestRecords(): boolean {
+    return flag('PLACEMENT_REQUEST_RECORDS');
   },
 };

@@ -1,29 +1,20 @@
 /**
  * Alarms and a dashboard. Error rate and latency come from the front door's
  * own metrics (./front-door-metrics.ts), which also count what never reached
- * our code (a crashed or timed out function); claims, conflicts and DynamoDB
- * units per request come from the handlers' embedded-metric records
- * (shared/http/middleware/metrics.ts).
+ * our code (a crashed or timed out function); claims, conflicts, DynamoDB
+ * units per request and the handlers' latency by route come from the
+ * handlers' metric aggregates (shared/http/middleware/metrics.ts: dimensions
+ * Stage and Route), summed over the routes with SEARCH.
  */
 import { Duration } from 'aws-cdk-lib';
-import {
-  Alarm,
-  AlarmStatusWidget,
-  ComparisonOperator,
-  Dashboard,
-  GraphWidget,
-  MathExpression,
-  Metric,
-  TreatMissingData,
-  type IMetric,
-} from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, AlarmStatusWidget, ComparisonOperator, Dashboard, GraphWidget, MathExpression, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
-import { METRICS_NAMESPACE, type RequestMetric } from '../../shared/http/middleware/metrics.js';
+import { METRICS_NAMESPACE, REQUEST_METRIC_DIMENSIONS, type RequestMetric } from '../../shared/http/middleware/metrics.js';
 import type { FrontDoorMetrics } from './front-door-metrics.js';
 
 export interface ObservabilityProps {
@@ -101,15 +92,13 @@ export class Observability extends Construct {
     }
     for (const alarm of this.alarms) alarm.addAlarmAction(action);
 
-    const placement = (metricName: RequestMetric, statistic: string, label?: string): IMetric =>
-      new Metric({ namespace: METRICS_NAMESPACE, metricName, dimensionsMap: { Stage: props.stage }, statistic, period: PERIOD, label });
-    // Every record declares its read units, the others only when they are not 0: read units' sample count is the request count.
-    const writeUnitsPerRequest = new MathExpression({
-      label: 'write units',
-      expression: 'FILL(writes, 0) / requests',
-      usingMetrics: { writes: placement('WriteCapacityUnits', 'Sum'), requests: placement('ReadCapacityUnits', 'SampleCount') },
-      period: PERIOD,
-    });
+    // The aggregates' metrics of every route of this stage.
+    const search = (metricName: RequestMetric, statistic: string) =>
+      `SEARCH('{${METRICS_NAMESPACE},${REQUEST_METRIC_DIMENSIONS.join(',')}} Stage="${props.stage}" MetricName="${metricName}"', '${statistic}', ${PERIOD.toSeconds()})`;
+    const acrossRoutes = (label: string, expression: string) => new MathExpression({ label, expression, usingMetrics: {}, period: PERIOD });
+    const sum = (metricName: RequestMetric) => `SUM(${search(metricName, 'Sum')})`;
+    // Every request adds one latency value: its sample count is the request count.
+    const requests = `SUM(${search('Latency', 'SampleCount')})`;
     const perFunction = (metric: (fn: IFunction) => Metric) => Object.entries(props.functions).map(([label, fn]) => metric(fn).with({ label, period: PERIOD }));
 
     this.dashboard = new Dashboard(this, 'Dashboard', {
@@ -135,13 +124,16 @@ export class Observability extends Construct {
         ],
         [
           new GraphWidget({
-            title: 'Claims and conflicts',
-            left: [placement('Claims', 'Sum', 'claims'), placement('Conflicts', 'Sum', '409 conflicts')],
+            title: 'Claims, conflicts and server errors',
+            left: [acrossRoutes('claims', sum('Claims')), acrossRoutes('409 conflicts', sum('Conflicts')), acrossRoutes('5xx (handlers)', sum('ServerErrors'))],
             width: 8,
           }),
           new GraphWidget({
             title: 'DynamoDB units per request (average)',
-            left: [placement('ReadCapacityUnits', 'Average', 'read units'), writeUnitsPerRequest],
+            left: [
+              acrossRoutes('read units', `${sum('ReadCapacityUnits')} / ${requests}`),
+              acrossRoutes('write units', `${sum('WriteCapacityUnits')} / ${requests}`),
+            ],
             width: 8,
           }),
           new GraphWidget({
@@ -154,9 +146,10 @@ export class Observability extends Construct {
           }),
         ],
         [
-          new GraphWidget({ title: 'Function duration p99 (ms)', left: perFunction((fn) => fn.metricDuration({ statistic: 'p99' })), width: 8 }),
-          new GraphWidget({ title: 'Function errors', left: perFunction((fn) => fn.metricErrors({ statistic: 'Sum' })), width: 8 }),
-          new GraphWidget({ title: 'Function throttles', left: perFunction((fn) => fn.metricThrottles({ statistic: 'Sum' })), width: 8 }),
+          new GraphWidget({ title: 'Handler latency p99 by route (ms)', left: [acrossRoutes('', search('Latency', 'p99'))], width: 6 }),
+          new GraphWidget({ title: 'Function duration p99 (ms)', left: perFunction((fn) => fn.metricDuration({ statistic: 'p99' })), width: 6 }),
+          new GraphWidget({ title: 'Function errors', left: perFunction((fn) => fn.metricErrors({ statistic: 'Sum' })), width: 6 }),
+          new GraphWidget({ title: 'Function throttles', left: perFunction((fn) => fn.metricThrottles({ statistic: 'Sum' })), width: 6 }),
         ],
         [new AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24 })],
       ],

@@ -29,7 +29,7 @@
  * wide-tree case. Like the reference, our service runs in a process of its
  * own (`npm start`'s entry point), so the load generator and the cloud it
  * keeps in memory do not share its CPU or heap; the items read and read units
- * of each request come from the service's metrics lines (PLACEMENT_METRICS).
+ * of each request come from the service's request records (PLACEMENT_REQUEST_RECORDS).
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -5,13 +5,14 @@ import { fileURLToPath } from 'node:url';
 import { freeLoopbackPort } from '../../local/dynamodb-local.js';
 import type { Region } from '../../admin/region-copy/region.js';
 import { REFERENCE_PORT, REFERENCE_STATE, REFERENCE_SCRIPTS } from './settings.js';
+import { parseRequestRecord } from '../../shared/http/middleware/metrics.js';
 import { sleep, fail, type RequestUsage } from './requests.js';
 
 // ---------------------------------------------------------------- our service
 
 export interface OurService {
   url: string;
-  /** What one request read, from the metrics line the service printed for it. */
+  /** What one request read, from the request record the service printed for it. */
   usage(requestId: string): Promise<RequestUsage>;
   stop(): Promise<void>;
 }
@@ -19,7 +20,7 @@ export interface OurService {
 /** Our service in a process of its own, on a fresh DynamoDB Local; the storage client of this process is pointed at it for loading. */
 export async function startOurService(): Promise<OurService> {
   const port = await freeLoopbackPort();
-  const env = { ...process.env, PORT: String(port), PLACEMENT_METRICS: 'true', PLACEMENT_DYNAMODB_ENDPOINT: '', NODE_NO_WARNINGS: '1' };
+  const env = { ...process.env, PORT: String(port), PLACEMENT_REQUEST_RECORDS: 'true', PLACEMENT_DYNAMODB_ENDPOINT: '', NODE_NO_WARNINGS: '1' };
   const entry = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'local', 'start.ts');
   const running = spawn(process.execPath, [...process.execArgv, entry], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const usages = new Map<string, RequestUsage>();
@@ -33,11 +34,8 @@ export async function startOurService(): Promise<OurService> {
       for (const line of lines) {
         const endpoint = /DynamoDB at (\S+)\)/.exec(line)?.[1];
         if (endpoint) resolve(endpoint);
-        if (!line.startsWith('{')) continue;
-        const record = JSON.parse(line) as Record<string, unknown>;
-        if (record._aws && typeof record.requestId === 'string') {
-          usages.set(record.requestId, { items: record.itemsRead as number, read: record.ReadCapacityUnits as number });
-        }
+        const record = parseRequestRecord(line);
+        if (record?.requestId !== undefined) usages.set(record.requestId, { items: record.itemsRead, read: record.ReadCapacityUnits });
       }
     });
   });
@@ -47,7 +45,7 @@ export async function startOurService(): Promise<OurService> {
     async usage(requestId) {
       // The line is written before the response, but the pipe may deliver it a little later.
       for (let waited = 0; !usages.has(requestId) && waited < 2000; waited += 5) await sleep(5);
-      const usage = usages.get(requestId) ?? fail(`no metrics line for request ${requestId}`);
+      const usage = usages.get(requestId) ?? fail(`no request record for request ${requestId}`);
       usages.delete(requestId);
       return usage;
     },

@@ -31,7 +31,8 @@ export const CLOUD_SHAPE: RegionShape = {
   hostTraits: 'few',
 };
 
-export const HEADERS = { 'x-auth-token': 'admin', 'openstack-api-version': 'placement 1.39' };
+// Accept-Encoding as nova's python-requests sends it: a large listing is compressed, never refused (shared/http/middleware/response-size.ts).
+export const HEADERS = { 'x-auth-token': 'admin', 'openstack-api-version': 'placement 1.39', 'accept-encoding': 'gzip, deflate' };
 export const FLAVOR = 'resources=VCPU:2,MEMORY_MB:4096,DISK_GB:40';
 
 export const log = (message: string) => console.error(`[bench-candidates] ${message}`);

@@ -9,7 +9,7 @@
  *
  * Targets (at least one):
  *   --target URL             any Placement (this service or another)
- *   --target-records FILE    the stdout of that service when it is ours with PLACEMENT_METRICS=true:
+ *   --target-records FILE    the stdout of that service when it is ours with PLACEMENT_METRICS=true PLACEMENT_REQUEST_RECORDS=true:
  *                            its metric records give DynamoDB units, handler ms and log bytes per request
  *   --start-target PORT      starts ours (`npm start`, metrics on) on the port and reads its records
  *   --reference URL          the real upstream Placement

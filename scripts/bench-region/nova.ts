@@ -45,6 +45,8 @@ import type { LoadedRegion } from '../synthetic-region/api-loader.js';
 import { INSTANCE_RESOURCES, PROJECT_ID, USER_ID, type Allocations, type NodeModel } from '../synthetic-region/region.js';
 
 export const UPDATE_INTERVAL_MS = 60_000;
+/** What nova's keystoneauth session (python-requests) sends with every request besides its token and version. */
+const NOVA_HEADERS = { 'accept-encoding': 'gzip, deflate' };
 export const ASSOCIATION_REFRESH_MS = 300_000;
 const CLAIM_RETRIES = 3;
 const ALTERNATES = 3;
@@ -71,7 +73,7 @@ export interface Sample {
   ms: number;
   /** 0: no answer (connection error or timeout). */
   status: number;
-  /** Bytes of the response body. */
+  /** Bytes of the response body as it came (compressed, when it was). */
   bytes: number;
   requestId?: string;
 }
@@ -123,7 +125,7 @@ async function call(recorder: Recorder, kind: Kind, send: () => Promise<ApiRespo
     start,
     ms: response.ms,
     status: response.status,
-    bytes: Buffer.byteLength(response.text),
+    bytes: response.wireBytes,
     requestId: response.headers.get('x-openstack-request-id') ?? undefined,
   });
   if (!accept.includes(response.status)) throw new CallFailed(`${kind}: ${response.status}`);
@@ -330,7 +332,8 @@ export interface RunResult {
  * as in a region that has run for a while), and boots and deletes arriving
  * at random (Poisson) at the boot rate.
  */
-export async function simulateRegion(client: PlacementClient, region: LoadedRegion, options: RunOptions, random: () => number): Promise<RunResult> {
+export async function simulateRegion(placement: PlacementClient, region: LoadedRegion, options: RunOptions, random: () => number): Promise<RunResult> {
+  const client = placement.with({ headers: NOVA_HEADERS });
   const recorder = new Recorder();
   const nodes = new Map<string, ComputeNode>();
   const computes: ComputeNode[] = [];

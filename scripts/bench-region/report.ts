@@ -4,13 +4,13 @@
  */
 import { KINDS, type Kind, type RunResult, type Sample } from './nova.js';
 
-/** What the service's own metric record says about one request. */
+/** What the service's own records say about one request. */
 export interface RequestRecord {
   read: number;
   write: number;
   /** Milliseconds in the handler. */
   handlerMs: number;
-  /** Bytes of the record line (what CloudWatch Logs ingests for it). */
+  /** Its share of the bytes of its route's metric aggregates (what CloudWatch Logs ingests for it). */
   logBytes: number;
   /** DynamoDB requests made, and the longest chain of them made one after another. */
   dynamoRequests: number;

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PlacementClient } from '../../admin/placement-client.js';
+import { parseRequestRecord } from '../../shared/http/middleware/metrics.js';
 import type { RequestRecord } from './report.js';
 
 export interface Target {
@@ -33,9 +34,15 @@ function referenceScripts(): string {
   throw new Error(`no shared/reference/start-reference.sh above ${REPOSITORY}`);
 }
 
-/** Collects the embedded-metric records among a service's output lines. */
+/**
+ * Collects a service's request records and its metric aggregates: a
+ * request's log bytes are its share of its route's aggregates (the bytes of
+ * the records written so far over the requests they counted), what
+ * CloudWatch Logs ingests for it.
+ */
 class Records {
-  private readonly byRequest = new Map<string, RequestRecord>();
+  private readonly byRequest = new Map<string, RequestRecord & { route: string }>();
+  private readonly aggregated = new Map<string, { bytes: number; requests: number }>();
   private partial = '';
 
   add(chunk: string): void {
@@ -44,22 +51,34 @@ class Records {
     for (const output of lines) {
       // The bundles' runtime prefixes each function's output with its name.
       const line = output.replace(/^\[[^\]]*\] /, '');
+      const request = parseRequestRecord(line);
+      if (request?.requestId !== undefined) {
+        this.byRequest.set(request.requestId, {
+          route: request.route,
+          read: request.ReadCapacityUnits,
+          write: request.WriteCapacityUnits,
+          handlerMs: request.Latency,
+          logBytes: 0,
+          dynamoRequests: request.dynamoRequests,
+          criticalPath: request.criticalPath,
+        });
+        continue;
+      }
       if (!line.startsWith('{') || !line.includes('"_aws"')) continue;
-      const record = JSON.parse(line) as Record<string, unknown>;
-      if (typeof record.requestId !== 'string') continue;
-      this.byRequest.set(record.requestId, {
-        read: Number(record.ReadCapacityUnits ?? 0),
-        write: Number(record.WriteCapacityUnits ?? 0),
-        handlerMs: Number(record.Latency ?? 0),
-        logBytes: Buffer.byteLength(line) + 1,
-        dynamoRequests: Number(record.dynamoRequests ?? 0),
-        criticalPath: Number(record.criticalPath ?? 0),
-      });
+      const aggregate = JSON.parse(line) as { Route?: string; Latency?: number | number[] };
+      if (aggregate.Route === undefined || aggregate.Latency === undefined) continue;
+      const route = this.aggregated.get(aggregate.Route) ?? { bytes: 0, requests: 0 };
+      route.bytes += Buffer.byteLength(line) + 1;
+      route.requests += Array.isArray(aggregate.Latency) ? aggregate.Latency.length : 1;
+      this.aggregated.set(aggregate.Route, route);
     }
   }
 
   get(requestId: string): RequestRecord | undefined {
-    return this.byRequest.get(requestId);
+    const record = this.byRequest.get(requestId);
+    if (record === undefined) return undefined;
+    const route = this.aggregated.get(record.route);
+    return { ...record, logBytes: route === undefined ? 0 : route.bytes / route.requests };
   }
 }
 
@@ -76,7 +95,7 @@ async function waitUntilUp(url: string, seconds: number): Promise<void> {
   throw new Error(`${url} did not answer GET / within ${seconds} s`);
 }
 
-/** Any running Placement; `recordsFile` is where a service of ours writes its stdout (PLACEMENT_METRICS=true), or the bundles' runtime its output. */
+/** Any running Placement; `recordsFile` is where a service of ours writes its stdout (PLACEMENT_METRICS and PLACEMENT_REQUEST_RECORDS true), or the bundles' runtime its output. */
 export function existingTarget(name: string, url: string, recordsFile?: string): Target {
   if (recordsFile === undefined) return { name, url, stop: async () => undefined };
   const records = new Records();
@@ -105,9 +124,16 @@ export function existingTarget(name: string, url: string, recordsFile?: string):
   };
 }
 
-/** `npm start` on the port, in a process group of its own, with metric records on. */
+/** `npm start` on the port, in a process group of its own, with metric aggregates and request records on. */
 export async function startOurs(port: number): Promise<Target> {
-  const env = { ...process.env, PORT: String(port), PLACEMENT_METRICS: 'true', PLACEMENT_STAGE: 'bench-region', PLACEMENT_DYNAMODB_ENDPOINT: '' };
+  const env = {
+    ...process.env,
+    PORT: String(port),
+    PLACEMENT_METRICS: 'true',
+    PLACEMENT_REQUEST_RECORDS: 'true',
+    PLACEMENT_STAGE: 'bench-region',
+    PLACEMENT_DYNAMODB_ENDPOINT: '',
+  };
   const child: ChildProcess = spawn('npm', ['start', '--silent'], { cwd: REPOSITORY, env, detached: true, stdio: ['ignore', 'pipe', 'inherit'] });
   const records = new Records();
   child.stdout!.on('data', (chunk: Buffer) => records.add(chunk.toString('utf8')));

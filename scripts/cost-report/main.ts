@@ -32,6 +32,8 @@
  * report price a stack that logs otherwise, such as an older commit.
  */
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 import { App } from 'aws-cdk-lib';
 import { readSettings } from '../../infra/settings.js';
 import { ROUTES, routeKey } from '../../shared/http/routes.js';
@@ -52,6 +54,7 @@ import {
   functionUrl,
   httpApi,
   perMillion,
+  provisioned,
   requestsPerNodeHour,
   serverlessMonthly,
   type FrontDoor,
@@ -62,6 +65,7 @@ import { meanClaimWriteUnits, nodeItemBytes } from './claim-units.js';
 import { PlacementClient } from '../../admin/placement-client.js';
 import { seededRandom } from '../lib/seeded-random.js';
 
+const { values: options } = parseArgs({ options: { json: { type: 'string' } } });
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const PORT = env('PORT', 8792);
 const NODES = env('COST_NODES', 20);
@@ -236,11 +240,14 @@ function frontDoors(measured: MeasuredKind[], mix: Map<Kind, number>): FrontDoor
   const apiGateway = httpApi(ACCESS_LOG_BYTES, settings.functions.authorizer.memoryMb, settings.auth.cacheTtlSeconds);
   const router = settings.functions.router?.memoryMb;
   // A commit from before the function-URL front door has no router to price.
-  if (router === undefined) return [apiGateway];
   const total = [...mix.values()].reduce((a, b) => a + b, 0);
-  const meanMs = measured.reduce((sum, kind) => sum + ((mix.get(kind.kind) ?? 0) / total) * billedMs(kind.work, router), 0);
-  return [apiGateway, functionUrl(router, meanMs)];
+  const meanMs = router === undefined ? 0 : measured.reduce((sum, kind) => sum + ((mix.get(kind.kind) ?? 0) / total) * billedMs(kind.work, router), 0);
+  const onDemand = router === undefined ? [apiGateway] : [apiGateway, functionUrl(router, meanMs)];
+  return [...onDemand, ...onDemand.map(provisioned)];
 }
+
+/** The JSON key of a front door and capacity mode. */
+const jsonKey = (door: FrontDoor) => `${door.name.startsWith('HTTP API') ? 'httpApi' : 'functionUrl'}${door.capacity === 'provisioned' ? 'Provisioned' : ''}`;
 
 function kindTable(measured: MeasuredKind[], counts: Map<Kind, number>, door: FrontDoor): string {
   const lines = [
@@ -311,7 +318,7 @@ function memoryTable(work: Map<Kind, RequestWork>, mix: Map<Kind, number>): stri
   return lines.join('\n');
 }
 
-function report(run: RegionRun, ours: Map<Kind, RequestWork>, upstream: Map<Kind, RequestWork>): string {
+function report(run: RegionRun, ours: Map<Kind, RequestWork>, upstream: Map<Kind, RequestWork>): { text: string; json: unknown } {
   const { measured, counts } = run;
   const mix = requestsPerNodeHour(SHAPE, BOOTS_PER_NODE_DAY / 24);
   const missing = [...mix.keys()].filter((kind) => !measured.some((one) => one.kind === kind));
@@ -373,20 +380,36 @@ function report(run: RegionRun, ours: Map<Kind, RequestWork>, upstream: Map<Kind
       ),
     );
   }
-  for (const door of doors) {
-    const nodes = breakEven(measured, mix, door, vmRps);
+  const breakEvens = doors.map((door) => breakEven(measured, mix, door, vmRps));
+  doors.forEach((door, index) => {
+    const nodes = breakEvens[index];
     out.push(`\nBreak-even with the ${door.name}: ${nodes === undefined ? 'none up to 100,000 nodes' : `${nodes.toLocaleString('en-US')} nodes`}.`);
-  }
+  });
+  const json = {
+    perMillion: Object.fromEntries(doors.map((door) => [jsonKey(door), perMillion(measured, mix, door, 1000)])),
+    sizes: SIZES.map((nodes) => {
+      const bills = doors.map((door) => serverlessMonthly(measured, mix, nodes, door));
+      return {
+        nodes,
+        requestsPerMonth: bills[0]!.requests,
+        ...Object.fromEntries(doors.map((door, index) => [jsonKey(door), bills[index]])),
+        selfHosted: baselineMonthly(vmRps, measured, mix, nodes),
+      };
+    }),
+    breakEven: Object.fromEntries(doors.map((door, index) => [jsonKey(door), breakEvens[index] ?? null])),
+  };
 
   out.push('\nCPU time (the least disturbed round) and DynamoDB requests per request, one request at a time on this machine:\n');
   out.push(workTable(ours, upstream));
   out.push(`\nLambda duration by memory size, modelled for each function's share of the steady-state mix:\n`);
   out.push(memoryTable(ours, mix));
-  return out.join('\n');
+  return { text: out.join('\n'), json };
 }
 
 log('measuring CPU per request, one request at a time: ours, then the reference');
 const ours = await ourWork();
 const upstream = await referenceWork();
 const run = await measureRegion(ours);
-console.log(report(run, ours, upstream));
+const { text, json } = report(run, ours, upstream);
+console.log(text);
+if (options.json !== undefined) writeFileSync(options.json, `${JSON.stringify(json, null, 2)}\n`);

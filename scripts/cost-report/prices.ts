@@ -20,6 +20,13 @@ export const PRICES = {
   /** https://aws.amazon.com/dynamodb/pricing/on-demand/ : on-demand request units (since the November 2024 cut). */
   dynamoReadUnitPerMillion: 0.125,
   dynamoWriteUnitPerMillion: 0.625,
+  /**
+   * https://aws.amazon.com/dynamodb/pricing/provisioned/ : provisioned capacity, per RCU-hour and WCU-hour. The stored
+   * copy of that page this was checked against does not show the figures (they load separately); these are the us-east-1
+   * list prices as issue 22 took them from a secondary page.
+   */
+  dynamoReadCapacityUnitHour: 0.00013,
+  dynamoWriteCapacityUnitHour: 0.00065,
   /** https://aws.amazon.com/cloudwatch/pricing/ : Logs, standard class, ingestion (Lambda's logs: the first 10 TB a month). */
   logsIngestedPerGb: 0.5,
   /** https://aws.amazon.com/ec2/pricing/on-demand/ : data transfer out to the internet, up to 10 TB a month (the first 100 GB free). */

@@ -4,8 +4,10 @@
  * request ids, dates, the service's own base URL, uuids a service generated
  * itself (each side's mapped to the same placeholder), the order of lists
  * (every list in Placement's answers is a set: providers, traits,
- * aggregates, candidates, links) and the layout of the JSON text. Everything
- * else, status, every other header, every value, must be equal.
+ * aggregates, candidates, links), the layout of the JSON text and its
+ * transfer: bodies are compared decoded, and a compressed answer's
+ * content-encoding and the Accept-Encoding its Vary names are transport.
+ * Everything else, status, every other header, every value, must be equal.
  */
 export interface Answer {
   status: number;
@@ -34,7 +36,7 @@ export interface Normalised {
 }
 
 /** Headers about the connection or the byte layout of the body, not about the API. */
-const TRANSPORT_HEADERS = new Set(['date', 'server', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
+const TRANSPORT_HEADERS = new Set(['date', 'server', 'connection', 'keep-alive', 'content-length', 'transfer-encoding', 'content-encoding']);
 const REQUEST_ID = /^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const REQUEST_ID_ANYWHERE = /req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 const HTTP_DATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
@@ -73,6 +75,15 @@ function normaliseJson(value: unknown, side: Side, options: CompareOptions = {})
   return value;
 }
 
+/** Vary without Accept-Encoding (a transfer matter); undefined when nothing else is left. */
+function withoutAcceptEncoding(vary: string): string | undefined {
+  const rest = vary
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '' && name.toLowerCase() !== 'accept-encoding');
+  return rest.length === 0 ? undefined : rest.join(', ');
+}
+
 function normaliseHeader(name: string, value: string, side: Side): string {
   if (name === 'last-modified') return HTTP_DATE.test(value) ? '<http-date>' : value;
   if (name === 'x-openstack-request-id' || name === 'openstack-request-id') return REQUEST_ID.test(value) ? '<request-id>' : value;
@@ -93,7 +104,8 @@ export function normaliseAnswer(answer: Answer, side: Side, options: CompareOpti
   const headers: Record<string, string> = {};
   answer.headers.forEach((value, name) => {
     const lower = name.toLowerCase();
-    if (!TRANSPORT_HEADERS.has(lower)) headers[lower] = normaliseHeader(lower, value, side);
+    const kept = lower === 'vary' ? withoutAcceptEncoding(value) : value;
+    if (!TRANSPORT_HEADERS.has(lower) && kept !== undefined) headers[lower] = normaliseHeader(lower, kept, side);
   });
   const json = answer.headers.get('content-type')?.startsWith('application/json') ? parseJson(answer.text) : { ok: false as const };
   const body = json.ok ? normaliseJson(json.value, side, options) : normaliseString(answer.text.split(side.baseUrl).join('<base-url>'), side);

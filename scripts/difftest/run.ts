@@ -78,6 +78,7 @@ async function send(placement: PlacementClient, request: DiffRequest): Promise<A
       headers: new Headers(),
       text: `no answer: ${(error as Error).message.replace(placement.baseUrl, '<base-url>')}`,
       body: undefined,
+      wireBytes: 0,
       ms: 0,
     };
   }
@@ -151,8 +152,10 @@ async function compareStep(
 }
 
 export async function runDifftest(options: RunOptions): Promise<RunReport> {
-  const reference = new PlacementClient(options.reference, { token: 'admin' });
-  const target = new PlacementClient(options.target, { token: 'admin' });
+  // As nova's python-requests asks: both sides' answers are compared decoded (compare.ts).
+  const headers = { 'accept-encoding': 'gzip, deflate' };
+  const reference = new PlacementClient(options.reference, { token: 'admin', headers });
+  const target = new PlacementClient(options.target, { token: 'admin', headers });
   await Promise.all([resetService(reference), resetService(target)]);
   const ignoredTraits = await traitsOnlyTargetHas(reference, target);
   const compareOptions: CompareOptions = { ignoredTraits };

@@ -1,12 +1,13 @@
 /**
  * What nova's most frequent requests cost in DynamoDB, from the service's
- * own metric records: the requests a compute node polls read only what they
+ * own request records: the requests a compute node polls read only what they
  * answer with, and a claim rewrites one index entry per provider.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ApiResponse } from '../../admin/placement-client.js';
 import { STANDARD_TRAITS } from '../../shared/domain/standard-catalog.js';
+import { parseRequestRecord } from '../../shared/http/middleware/metrics.js';
 import { consumerKey } from '../../shared/storage/items/consumer.js';
 import { providerKey } from '../../shared/storage/items/provider.js';
 import { getItem } from '../../shared/storage/reads.js';
@@ -20,7 +21,7 @@ interface Units {
 }
 
 const records = new Map<string, Units>();
-const service = useLocalService(() => ({ PLACEMENT_METRICS: 'true' }));
+const service = useLocalService(() => ({ PLACEMENT_REQUEST_RECORDS: 'true' }));
 const api = service.client({ token: 'admin', version: '1.39' });
 /** No microversion header, as nova-compute sends some of its calls. */
 const unversioned = service.client({ token: 'admin' });
@@ -28,9 +29,8 @@ const unversioned = service.client({ token: 'admin' });
 beforeAll(() => {
   const write = process.stdout.write.bind(process.stdout);
   vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array, ...rest: any[]) => {
-    const text = String(chunk);
-    if (!text.includes('"_aws"')) return write(chunk, ...rest);
-    const record = JSON.parse(text);
+    const record = parseRequestRecord(String(chunk));
+    if (record?.requestId === undefined) return write(chunk, ...rest);
     records.set(record.requestId, record);
     return true;
   });

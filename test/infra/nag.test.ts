@@ -32,6 +32,7 @@ const VARIANTS: Record<string, Record<string, unknown>> = {
   'capacityMetrics=false': { capacityMetrics: false },
   capacityMetricsMinutes: { capacityMetricsMinutes: 15 },
   'logs: retention and system level': { logRetentionDays: 90, systemLogLevel: 'INFO' },
+  'accessLog=true': { accessLog: true },
   'account and stage': { account: '123456789012', stage: 'prod' },
   'capacity=provisioned': { capacity: 'provisioned' },
   'capacity=provisioned, target and region size': { capacity: 'provisioned', capacityTargetPercent: 50, computeNodes: 5000, instancesPerNode: 40 },

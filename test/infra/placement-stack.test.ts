@@ -8,7 +8,7 @@ import { ROUTES, routeKey } from '../../shared/http/routes.js';
 import { SECONDARY_INDEXES, TTL_ATTRIBUTE } from '../../shared/storage/table-definition.js';
 import { HANDLER_FAMILIES } from '../../infra/settings.js';
 import { provisionedCapacityFor } from '../../infra/table-capacity.js';
-import { REQUEST_METRICS } from '../../shared/http/middleware/metrics.js';
+import { REQUEST_METRIC_DIMENSIONS, REQUEST_METRICS, type RequestMetric } from '../../shared/http/middleware/metrics.js';
 import { resources, synth } from '../support/synth.js';
 
 const { stacks, templates } = synth();
@@ -293,10 +293,19 @@ describe('brakes on abusive load', () => {
     expect(byDescription(sized!, 'Placement X-Auth-Token authorizer').ReservedConcurrentExecutions).toBe(10);
   });
 
-  it("log every request as one JSON line, kept as long as the functions' logs", () => {
-    const logGroupId = stage!.Properties.AccessLogSettings.DestinationArn['Fn::GetAtt'][0];
-    expect(template.toJSON().Resources[logGroupId]).toMatchObject({ Type: 'AWS::Logs::LogGroup', Properties: { RetentionInDays: 30 } });
-    const format = JSON.parse(stage!.Properties.AccessLogSettings.Format);
+  it('write no access log unless asked', () => {
+    expect(stage!.Properties.AccessLogSettings).toBeUndefined();
+    expect(() => synth({ accessLog: 'maybe' })).toThrow(/context accessLog: expected true or false/);
+  });
+
+  it("with -c accessLog=true, log every request as one JSON line, kept as long as the functions' logs", () => {
+    const {
+      templates: [logged],
+    } = synth({ accessLog: 'true' });
+    const [[, loggedStage]] = resources(logged!, 'AWS::ApiGatewayV2::Stage');
+    const logGroupId = loggedStage!.Properties.AccessLogSettings.DestinationArn['Fn::GetAtt'][0];
+    expect(logged!.toJSON().Resources[logGroupId]).toMatchObject({ Type: 'AWS::Logs::LogGroup', Properties: { RetentionInDays: 30 } });
+    const format = JSON.parse(loggedStage!.Properties.AccessLogSettings.Format);
     expect(format).toMatchObject({
       requestId: '$context.requestId',
       route: '$context.routeKey',
@@ -427,9 +436,13 @@ describe('observability and operations', () => {
     const [[, dashboard]] = resources(template, 'AWS::CloudWatch::Dashboard');
     const body = dashboard!.Properties.DashboardBody;
     const text: string = typeof body === 'string' ? body : body['Fn::Join'][1].filter((part: unknown) => typeof part === 'string').join('');
-    const placementMetrics = new Set([...text.matchAll(/\["Placement","([^"]+)"/g)].map((match) => match[1]));
-    expect(placementMetrics).toEqual(new Set(['Claims', 'Conflicts', 'ReadCapacityUnits', 'WriteCapacityUnits']));
-    for (const name of placementMetrics) expect(REQUEST_METRICS).toContain(name);
+    // The handlers' aggregates, searched by their dimensions across routes.
+    const searches = [...text.matchAll(/SEARCH\('\{Placement,([^}]+)\} Stage=\\"[^\\]+\\" MetricName=\\"([^\\]+)\\"/g)].filter(
+      (match) => match[1] === REQUEST_METRIC_DIMENSIONS.join(','),
+    );
+    const placementMetrics = new Set(searches.map((match) => match[2]));
+    expect(placementMetrics).toEqual(new Set(['Claims', 'Conflicts', 'ServerErrors', 'ReadCapacityUnits', 'WriteCapacityUnits', 'Latency']));
+    for (const name of placementMetrics) expect(REQUEST_METRICS).toContain(name as RequestMetric);
     const namespaces = new Set([...text.matchAll(/\["(AWS\/[^"]+)"/g)].map((match) => match[1]));
     expect(namespaces).toEqual(new Set(['AWS/ApiGateway', 'AWS/DynamoDB', 'AWS/Lambda']));
     for (const [, alarm] of resources(template, 'AWS::CloudWatch::Alarm')) {
@@ -490,7 +503,7 @@ describe('the function-URL front door (-c frontDoor=functionUrl)', () => {
   });
 
   it("brakes with the router's reserved concurrency: the families' together", () => {
-    expect(router.Properties).toMatchObject({ ReservedConcurrentExecutions: 54 + 10 * (HANDLER_FAMILIES.length - 1), MemorySize: 1024, Timeout: 29 });
+    expect(router.Properties).toMatchObject({ ReservedConcurrentExecutions: 54 + 10 * (HANDLER_FAMILIES.length - 1), MemorySize: 512, Timeout: 29 });
     expect(router.Properties.LoggingConfig).toMatchObject({ LogFormat: 'JSON', SystemLogLevel: 'WARN' });
   });
 

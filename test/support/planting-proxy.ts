@@ -66,7 +66,14 @@ export async function startPlantingProxy(target: string, plants: Plant[]): Promi
     incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
     incoming.on('end', () => {
       const forward = httpRequest(
-        { host: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url, headers: incoming.headers },
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          method: incoming.method,
+          path: incoming.url,
+          // The proxy rewrites bodies: it asks for them as they are, whatever its client accepts.
+          headers: { ...incoming.headers, 'accept-encoding': 'identity' },
+        },
         (answer: IncomingMessage) => {
           const body: Buffer[] = [];
           answer.on('data', (chunk: Buffer) => body.push(chunk));

@@ -1,15 +1,22 @@
 /**
- * Keeps every response within what Lambda can return. A function's answer
- * (status, headers and the body as a JSON string, quotes escaped) may have
- * at most 6 MiB; a larger one fails in Lambda and API Gateway answers 500.
- * Upstream has no limit and no paging, and nothing may be dropped silently,
- * so a listing past the limit (GET /resource_providers of about 7,000
- * providers, a provider's allocations, GET /usages...) is:
- * - sent gzip-compressed when the client accepts gzip (nova and the
- *   openstack client do, through keystoneauth): JSON listings shrink about
- *   tenfold, so the limit moves past any real region;
- * - otherwise answered 400 with how to get it: accept gzip, or narrow the
- *   request.
+ * The one place answers are compressed, and kept within what Lambda can
+ * return.
+ *
+ * Every body of COMPRESS_FROM_BYTES or more is sent gzip-compressed to a
+ * client that accepts gzip (nova's and the openstack client's
+ * python-requests send "Accept-Encoding: gzip, deflate"): the answers' bytes
+ * leave AWS at a price per GB, and JSON listings shrink to a quarter or
+ * less. Smaller bodies gain little against gzip's own 20 bytes and are sent
+ * as they are, whoever asks. Since such a body's encoding depends on the
+ * request's Accept-Encoding, its answer says so (`vary: Accept-Encoding`)
+ * whether it was compressed or not, for caches in between.
+ *
+ * A function's answer (status, headers and the body as a JSON string, quotes
+ * escaped) may have at most 6 MiB; a larger one fails in Lambda and API
+ * Gateway answers 500. Upstream has no limit and no paging, and nothing may
+ * be dropped silently, so a listing past the limit even compressed, or past
+ * it uncompressed for a client that does not accept gzip, is answered 400
+ * with how to get it: accept gzip, or narrow the request.
  *
  * Registered right after the metrics middleware, so it sees the response
  * every other middleware has finished, errors included.
@@ -19,6 +26,9 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { gzipSync } from 'node:zlib';
 import { HttpError } from '../../api/errors.js';
 import type { LambdaRequest } from '../types.js';
+
+/** Bodies of this many bytes or more are compressed for a client that accepts gzip. */
+export const COMPRESS_FROM_BYTES = 1024;
 
 /** Most bytes a function's answer may take: Lambda's 6 MiB, less a margin for the runtime's envelope. */
 export const MAX_RESPONSE_BYTES = 6_000_000;
@@ -46,14 +56,13 @@ function appendVary(headers: Record<string, string | number | boolean>, value: s
 /** The response as it can leave the function, or the error that explains why it cannot. */
 export function fitResponse(response: APIGatewayProxyStructuredResultV2, acceptEncoding: string | undefined): APIGatewayProxyStructuredResultV2 {
   const body = response.body ?? '';
-  // A body's JSON string takes at most 2 bytes per UTF-16 unit escaped, 3 unescaped: small ones need no measuring.
-  if (body.length * 3 + 16_384 < MAX_RESPONSE_BYTES || responseBytes(response) <= MAX_RESPONSE_BYTES) return response;
   const size = Buffer.byteLength(body);
+  if (response.isBase64Encoded || size < COMPRESS_FROM_BYTES) return response;
+  const headers = { ...response.headers, vary: appendVary(response.headers ?? {}, 'Accept-Encoding') };
   if (acceptsGzip(acceptEncoding)) {
-    const headers = response.headers ?? {};
     const compressed: APIGatewayProxyStructuredResultV2 = {
       ...response,
-      headers: { ...headers, 'content-encoding': 'gzip', vary: appendVary(headers, 'Accept-Encoding') },
+      headers: { ...headers, 'content-encoding': 'gzip' },
       body: gzipSync(body).toString('base64'),
       isBase64Encoded: true,
     };
@@ -63,6 +72,8 @@ export function fitResponse(response: APIGatewayProxyStructuredResultV2, acceptE
       `The response would have ${size} bytes, too many for one response even compressed (at most ${MAX_RESPONSE_BYTES} bytes, gzip-compressed and base64-encoded). Narrow the request with its filters.`,
     );
   }
+  // A body's JSON string takes at most 2 bytes per UTF-16 unit escaped, 3 unescaped: most need no measuring.
+  if (body.length * 3 + 16_384 < MAX_RESPONSE_BYTES || responseBytes(response) <= MAX_RESPONSE_BYTES) return { ...response, headers };
   throw new HttpError(
     400,
     `The response would have ${size} bytes, more than one response may carry (${MAX_RESPONSE_BYTES}, its body escaped as a JSON string). Send "Accept-Encoding: gzip" to receive it compressed, or narrow the request with its filters.`,
@@ -75,7 +86,7 @@ export const responseSize = (): middy.MiddlewareObj => {
   };
   return {
     after: fit,
-    // An error's answer is short (validation messages are cut, see validation.ts); compressed if need be, never refused again.
+    // An error's answer is short (validation messages are cut, see validation.ts): compressed as any other, never refused again.
     onError: (request: LambdaRequest) => {
       try {
         fit(request);

@@ -10,6 +10,9 @@ import {
   functionUrl,
   httpApi,
   httpApiMonthly,
+  costPerRequest,
+  provisioned,
+  provisionedUnitsFor,
   requestsPerNodeHour,
   serverlessMonthly,
   type MeasuredKind,
@@ -31,6 +34,31 @@ describe('Lambda duration', () => {
   it('costs GB-seconds at the Arm price', () => {
     expect(durationCost({ cpuMs: 0, dynamoCalls: 20 }, 1024)).toBeCloseTo(0.1 * 0.0000133334, 12);
     expect(durationCost({ cpuMs: 0, dynamoCalls: 20 }, 256)).toBeCloseTo(0.25 * 0.1 * 0.0000133334, 12);
+  });
+});
+
+describe('DynamoDB capacity modes', () => {
+  const kind: MeasuredKind = {
+    kind: KINDS.consumerAllocations,
+    read: 1.5,
+    write: 2,
+    work: { cpuMs: 1, dynamoCalls: 1 },
+    logBytes: 0,
+    responseBytes: 0,
+    memoryMb: 256,
+  };
+  it('prices on-demand units per million', () => {
+    expect(costPerRequest(kind, httpApi(0, 256, 60)).dynamo).toBeCloseTo((1.5 * 0.125 + 2 * 0.625) / 1e6, 15);
+  });
+
+  it('prices provisioned capacity as the capacity-seconds a request holds at the 70% target', () => {
+    expect(provisionedUnitsFor(70)).toBeCloseTo(100);
+    expect(provisionedUnitsFor(50, 0.5)).toBeCloseTo(100);
+    const door = provisioned(functionUrl(512, 20));
+    expect(door).toMatchObject({ name: 'function URL, provisioned', capacity: 'provisioned' });
+    expect(costPerRequest(kind, door).dynamo).toBeCloseTo(((1.5 / 0.7) * 0.00013 + (2 / 0.7) * 0.00065) / 3600, 15);
+    // About 40% of the on-demand price for reads, as much for writes.
+    expect(costPerRequest(kind, door).dynamo).toBeLessThan(costPerRequest(kind, functionUrl(512, 20)).dynamo);
   });
 });
 

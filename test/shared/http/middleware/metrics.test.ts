@@ -3,7 +3,16 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { handler as rootHandler } from '../../../../functions/root.js';
 import { errorResponse } from '../../../../shared/http/middleware/error-response.js';
-import { metrics, METRICS_NAMESPACE } from '../../../../shared/http/middleware/metrics.js';
+import {
+  FLUSH_AFTER_MS,
+  FLUSH_EVERY_REQUESTS,
+  metrics,
+  METRICS_NAMESPACE,
+  parseRequestRecord,
+  REQUEST_METRIC_DIMENSIONS,
+  REQUEST_METRICS,
+  RouteAggregates,
+} from '../../../../shared/http/middleware/metrics.js';
 import { microversion } from '../../../../shared/http/middleware/microversion.js';
 import { requestContext } from '../../../../shared/http/middleware/request-context.js';
 import { lambdaHandler } from '../../../../shared/http/lambda.js';
@@ -32,19 +41,35 @@ function event(method: string, path: string, headers: Record<string, string> = {
 
 const context = { awsRequestId: 'test', getRemainingTimeInMillis: () => 30_000 } as unknown as Context;
 
-/** The parts of the real chain the record reads from, around an operation that consumes what it is told. */
-function chain(lines: string[], operation: () => Promise<APIGatewayProxyStructuredResultV2>) {
+/** The parts of the real chain the metrics read from, around an operation; records go to `lines`, aggregates to stdout. */
+function chain(aggregates: RouteAggregates, lines: string[], operation: () => Promise<APIGatewayProxyStructuredResultV2>) {
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, PlacementContext>()
-    .use(metrics((line) => lines.push(line)))
+    .use(metrics(aggregates, (line) => lines.push(line)))
     .use(requestContext())
     .use(errorResponse())
     .use(microversion())
     .handler(operation);
 }
 
+/** The lines written to stdout meanwhile (Powertools writes the aggregates there). */
+function captureStdout(): string[] {
+  const written: string[] = [];
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    written.push(
+      ...String(chunk)
+        .split('\n')
+        .filter((line) => line !== ''),
+    );
+    return true;
+  });
+  return written;
+}
+const aggregatesIn = (written: string[]) => written.filter((line) => line.includes('"_aws"')).map((line) => JSON.parse(line));
+
 const saved = { ...process.env };
 beforeEach(() => {
   process.env.PLACEMENT_METRICS = 'true';
+  process.env.PLACEMENT_REQUEST_RECORDS = 'false';
   process.env.PLACEMENT_STAGE = 'unit';
   takeConsumedCapacity();
 });
@@ -53,116 +78,155 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
+const CLAIM = '/allocations/7b0d8a1e-5f0c-4c1a-9d55-3a1c2a0e6f10';
+
 describe('the metrics middleware', () => {
-  /** The metrics a record declares: what CloudWatch extracts from it. */
+  /** The metrics an aggregate declares: what CloudWatch extracts from it. */
   const declared = (record: any): string[] => record._aws.CloudWatchMetrics.flatMap((directive: any) => directive.Metrics.map((metric: any) => metric.Name));
 
-  it('writes one small embedded-metric-format record per request', async () => {
-    const lines: string[] = [];
-    // In the scope lambdaHandler opens for each invocation, outside which requests are not kept.
-    const response = await trackConsumedCapacity(() =>
-      chain(lines, async () => {
-        recordConsumedCapacity({ TableName: 'placement', CapacityUnits: 1.5 }, 'read');
-        recordConsumedCapacity([{ TableName: 'placement', CapacityUnits: 8 }], 'write');
-        // Two requests at once, then one after them.
-        recordRequest(1, 2);
-        recordRequest(1.5, 3);
-        recordRequest(3, 4);
-        return { statusCode: 204, body: '' };
-      })(event('PUT', '/allocations/7b0d8a1e-5f0c-4c1a-9d55-3a1c2a0e6f10', { 'openstack-api-version': 'placement 1.39' }), context),
-    );
+  it('writes one embedded-metric record per route for every 100 requests of it, and nothing before', async () => {
+    const stdout = captureStdout();
+    const aggregates = new RouteAggregates();
+    const claim = chain(aggregates, [], async () => {
+      recordConsumedCapacity({ TableName: 'placement', CapacityUnits: 1.5 }, 'read');
+      recordConsumedCapacity([{ TableName: 'placement', CapacityUnits: 8 }], 'write');
+      return { statusCode: 204, body: '' };
+    });
+    const read = chain(aggregates, [], async () => {
+      recordConsumedCapacity({ CapacityUnits: 0.5 }, 'read');
+      return { statusCode: 200, body: '' };
+    });
+    for (let n = 1; n < FLUSH_EVERY_REQUESTS; n++) await claim(event('PUT', CLAIM, { 'openstack-api-version': 'placement 1.39' }), context);
+    for (let n = 1; n <= 3; n++) await read(event('GET', CLAIM), context);
+    expect(aggregatesIn(stdout)).toEqual([]);
+    await claim(event('PUT', CLAIM, { 'openstack-api-version': 'placement 1.39' }), context);
 
-    expect(lines).toHaveLength(1);
-    const record = JSON.parse(lines[0]!);
-    expect(record._aws.Timestamp).toBeTypeOf('number');
+    const written = aggregatesIn(stdout);
+    expect(written).toHaveLength(1);
+    const record = written[0];
     expect(record._aws.CloudWatchMetrics).toEqual([
       {
         Namespace: METRICS_NAMESPACE,
-        Dimensions: [['Stage']],
-        Metrics: [{ Name: 'ReadCapacityUnits' }, { Name: 'WriteCapacityUnits' }, { Name: 'Claims' }],
+        Dimensions: [[...REQUEST_METRIC_DIMENSIONS]],
+        Metrics: [
+          { Name: 'ReadCapacityUnits', Unit: 'Count' },
+          { Name: 'WriteCapacityUnits', Unit: 'Count' },
+          { Name: 'Claims', Unit: 'Count' },
+          { Name: 'Latency', Unit: 'Milliseconds' },
+        ],
       },
     ]);
-    // Every declared metric is a top-level number, as EMF requires.
-    for (const name of declared(record)) expect(record[name], name).toBeTypeOf('number');
-    expect(record).toEqual({
-      _aws: record._aws,
-      Stage: 'unit',
-      ReadCapacityUnits: 1.5,
-      WriteCapacityUnits: 8,
-      Claims: 1,
-      Latency: expect.any(Number),
-      route: 'PUT /allocations/{consumer_uuid}',
-      status: 204,
+    expect(record).toMatchObject({ Stage: 'unit', Route: 'PUT /allocations/{consumer_uuid}', ReadCapacityUnits: 150, WriteCapacityUnits: 800, Claims: 100 });
+    expect(record.Latency).toHaveLength(FLUSH_EVERY_REQUESTS);
+    // Only the stack's dimensions (no Powertools `service`), and every declared metric one the stack knows.
+    expect(record.service).toBeUndefined();
+    for (const name of declared(record)) expect(REQUEST_METRICS).toContain(name);
+    // About 14 bytes a request where a record per request took about 360 (docs/operators/observability.md).
+    expect(Buffer.byteLength(JSON.stringify(record)) / FLUSH_EVERY_REQUESTS).toBeLessThan(20);
+
+    // The other route's 3 requests wait for their hundredth, or for the minute.
+    aggregates.flush();
+    const rest = aggregatesIn(stdout).slice(1);
+    expect(rest).toHaveLength(1);
+    expect(declared(rest[0])).toEqual(['ReadCapacityUnits', 'Latency']);
+    expect(rest[0]).toMatchObject({ Route: 'GET /allocations/{consumer_uuid}', ReadCapacityUnits: 1.5 });
+    expect(rest[0].Latency).toHaveLength(3);
+  });
+
+  it("writes a route's requests at the first request a minute after the oldest of them", async () => {
+    const stdout = captureStdout();
+    let now = 0;
+    const aggregates = new RouteAggregates(() => now);
+    const answer = chain(aggregates, [], async () => ({ statusCode: 200, body: '' }));
+    await answer(event('GET', '/traits', { 'openstack-api-version': 'placement 1.6' }), context);
+    now = FLUSH_AFTER_MS - 1;
+    await answer(event('GET', '/traits', { 'openstack-api-version': 'placement 1.6' }), context);
+    expect(aggregatesIn(stdout)).toEqual([]);
+    now = FLUSH_AFTER_MS;
+    await answer(event('GET', '/nowhere'), context);
+    // The minute is up for /traits (its two requests), not for the request that found it so.
+    expect(aggregatesIn(stdout).map((record) => [record.Route, record.Latency])).toEqual([['GET /traits', [expect.any(Number), expect.any(Number)]]]);
+  });
+
+  it('counts a concurrent update as a conflict, a crash as a server error, never as claims', async () => {
+    const stdout = captureStdout();
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const aggregates = new RouteAggregates();
+    await chain(aggregates, [], async () => {
+      throw new ConcurrentUpdate();
+    })(event('POST', '/allocations'), context);
+    await chain(aggregates, [], async () => {
+      throw new Error('boom');
+    })(event('GET', '/resource_providers'), context);
+    aggregates.flush();
+    const written = aggregatesIn(stdout);
+    expect(written.find((record) => record.Route === 'POST /allocations')).toMatchObject({ Conflicts: 1 });
+    expect(written.find((record) => record.Route === 'POST /allocations').Claims).toBeUndefined();
+    expect(written.find((record) => record.Route === 'GET /resource_providers')).toMatchObject({ ServerErrors: 1 });
+  });
+
+  it('writes a plain record per request when asked, with what the benchmarks read', async () => {
+    process.env.PLACEMENT_METRICS = 'false';
+    process.env.PLACEMENT_REQUEST_RECORDS = 'true';
+    const stdout = captureStdout();
+    const lines: string[] = [];
+    const aggregates = new RouteAggregates();
+    // In the scope lambdaHandler opens for each invocation, outside which requests are not kept.
+    const response = await trackConsumedCapacity(() =>
+      chain(aggregates, lines, async () => {
+        recordConsumedCapacity({ CapacityUnits: 0.5 }, 'read');
+        // Two DynamoDB requests at once, then one after them.
+        recordRequest(1, 2);
+        recordRequest(1.5, 3);
+        recordRequest(3, 4);
+        return { statusCode: 200, body: '' };
+      })(event('GET', CLAIM), context),
+    );
+    aggregates.flush();
+    expect(aggregatesIn(stdout)).toEqual([]);
+    expect(lines).toHaveLength(1);
+    expect(parseRequestRecord(lines[0]!)).toEqual({
+      record: 'request',
       requestId: response.headers!['x-openstack-request-id'],
+      route: 'GET /allocations/{consumer_uuid}',
+      status: 200,
+      Latency: expect.any(Number),
+      ReadCapacityUnits: 0.5,
+      WriteCapacityUnits: 0,
       itemsRead: 0,
       dynamoRequests: 3,
       criticalPath: 2,
     });
-    expect(record.Latency).toBeGreaterThanOrEqual(0);
-  });
-
-  it('declares read units on every record and the other metrics only when they are not 0', async () => {
-    const lines: string[] = [];
-    await chain(lines, async () => {
-      recordConsumedCapacity({ CapacityUnits: 0.5 }, 'read');
-      return { statusCode: 200, body: '' };
-    })(event('GET', '/allocations/7b0d8a1e-5f0c-4c1a-9d55-3a1c2a0e6f10'), context);
-    const record = JSON.parse(lines[0]!);
-    // One read-units sample per request: its sample count is the request count the dashboard divides by.
-    expect(declared(record)).toEqual(['ReadCapacityUnits']);
-    expect(record).toMatchObject({ ReadCapacityUnits: 0.5, WriteCapacityUnits: 0, status: 200 });
-    expect(record.Claims).toBeUndefined();
-    // About a third of what it was (726 bytes for this request before, docs/operators/observability.md).
-    expect(Buffer.byteLength(lines[0]!)).toBeLessThan(400);
-  });
-
-  it('counts a concurrent update as a conflict and not as a claim', async () => {
-    const lines: string[] = [];
-    const response = await chain(lines, async () => {
-      throw new ConcurrentUpdate();
-    })(event('POST', '/allocations'), context);
-    expect(response.statusCode).toBe(409);
-    const record = JSON.parse(lines[0]!);
-    expect(declared(record)).toEqual(['ReadCapacityUnits', 'Conflicts']);
-    expect(record).toMatchObject({ Conflicts: 1, status: 409, route: 'POST /allocations' });
-    expect(record.Claims).toBeUndefined();
-  });
-
-  it('records a crash as status 500', async () => {
-    const lines: string[] = [];
-    vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-    await chain(lines, async () => {
-      throw new Error('boom');
-    })(event('GET', '/resource_providers'), context);
-    expect(JSON.parse(lines[0]!)).toMatchObject({ status: 500, route: 'GET /resource_providers' });
+    expect(parseRequestRecord('{"_aws":{}}')).toBeUndefined();
   });
 
   it('names unmatched paths $default', async () => {
+    process.env.PLACEMENT_REQUEST_RECORDS = 'true';
     const lines: string[] = [];
-    await chain(lines, async () => ({ statusCode: 404, body: '' }))(event('GET', '/nowhere'), context);
-    expect(JSON.parse(lines[0]!)).toMatchObject({ route: '$default', status: 404 });
+    await chain(new RouteAggregates(), lines, async () => ({ statusCode: 404, body: '' }))(event('GET', '/nowhere'), context);
+    expect(parseRequestRecord(lines[0]!)).toMatchObject({ route: '$default', status: 404 });
   });
 
-  it('writes nothing and leaves the unit totals alone when metrics are off', async () => {
+  it('writes nothing and leaves the unit totals alone when metrics and records are off', async () => {
     process.env.PLACEMENT_METRICS = 'false';
+    const stdout = captureStdout();
     const lines: string[] = [];
-    await chain(lines, async () => {
+    const aggregates = new RouteAggregates();
+    await chain(aggregates, lines, async () => {
       recordConsumedCapacity({ CapacityUnits: 2 }, 'write');
       return { statusCode: 200, body: '' };
     })(event('GET', '/traits'), context);
+    aggregates.flush();
     expect(lines).toEqual([]);
+    expect(aggregatesIn(stdout)).toEqual([]);
     expect(takeConsumedCapacity().write).toBe(2);
   });
 
-  it('is part of every handler: the record goes to stdout after the whole chain', async () => {
-    const written: string[] = [];
-    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      written.push(String(chunk));
-      return true;
-    });
+  it('is part of every handler: its request record goes to stdout after the whole chain', async () => {
+    process.env.PLACEMENT_REQUEST_RECORDS = 'true';
+    const stdout = captureStdout();
     const response = await rootHandler(event('GET', '/'), context);
-    const records = written.filter((line) => line.includes('"_aws"')).map((line) => JSON.parse(line));
+    const records = stdout.map(parseRequestRecord).filter((record) => record !== undefined);
     expect(records).toHaveLength(1);
     expect(records[0]).toMatchObject({ route: 'GET /', status: 200, requestId: response.headers!['x-openstack-request-id'] });
   });
@@ -191,11 +255,8 @@ describe('consumed capacity', () => {
   });
 
   it('keeps the units of requests served at the same time apart', async () => {
-    const written: string[] = [];
-    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      written.push(String(chunk));
-      return true;
-    });
+    process.env.PLACEMENT_REQUEST_RECORDS = 'true';
+    const written = captureStdout();
     // Each request reads its `units` twice, with the other request's reads in between.
     const handler = lambdaHandler<'traits'>({
       ...traitsOperations,
@@ -210,7 +271,7 @@ describe('consumed capacity', () => {
     const request = (units: number) =>
       handler({ ...event('GET', '/traits', { 'openstack-api-version': 'placement 1.6' }), rawQueryString: `units=${units}` }, { ...context });
     await Promise.all([request(1), request(10)]);
-    const records = written.filter((line) => line.includes('"_aws"')).map((line) => JSON.parse(line));
+    const records = written.map(parseRequestRecord).filter((record) => record !== undefined);
     expect(records.map((record) => record.ReadCapacityUnits).sort((a, b) => a - b)).toEqual([2, 20]);
   });
 });

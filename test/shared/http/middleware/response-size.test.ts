@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { HttpError } from '../../../../shared/api/errors.js';
-import { acceptsGzip, fitResponse, MAX_RESPONSE_BYTES, responseBytes } from '../../../../shared/http/middleware/response-size.js';
+import { acceptsGzip, COMPRESS_FROM_BYTES, fitResponse, MAX_RESPONSE_BYTES, responseBytes } from '../../../../shared/http/middleware/response-size.js';
 
 /** A listing body of `count` entries, as repetitive as Placement's. */
 const listing = (count: number) =>
@@ -28,9 +28,42 @@ describe('acceptsGzip', () => {
 });
 
 describe('fitResponse', () => {
-  it('leaves a response that fits as it is, compressed or not', () => {
-    const small = result(listing(100));
-    expect(fitResponse(small, 'gzip')).toBe(small);
+  it('leaves a body under 1 KB as it is, whatever the client accepts', () => {
+    const small = result(listing(5));
+    expect(Buffer.byteLength(small.body)).toBeLessThan(COMPRESS_FROM_BYTES);
+    expect(fitResponse(small, 'gzip, deflate')).toBe(small);
+    expect(fitResponse(small, undefined)).toBe(small);
+  });
+
+  it('compresses a body of 1 KB or more for a client that accepts gzip, and says the answer varies with Accept-Encoding', () => {
+    const body = 'x'.repeat(COMPRESS_FROM_BYTES);
+    const fitted = fitResponse(result(body), 'gzip, deflate');
+    expect(fitted).toMatchObject({
+      statusCode: 200,
+      isBase64Encoded: true,
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', vary: 'openstack-api-version, Accept-Encoding' },
+    });
+    expect(gunzipSync(Buffer.from(fitted.body!, 'base64')).toString('utf8')).toBe(body);
+    // One byte less: as it is.
+    expect(fitResponse(result(body.slice(1)), 'gzip')).toEqual(result(body.slice(1)));
+  });
+
+  it('sends a body of 1 KB or more as it is to a client that does not accept gzip, with the Vary that tells caches why', () => {
+    const body = listing(100);
+    for (const acceptEncoding of [undefined, 'identity', 'gzip;q=0', 'deflate']) {
+      const fitted = fitResponse(result(body), acceptEncoding);
+      expect(fitted.isBase64Encoded).toBeUndefined();
+      expect(fitted.body).toBe(body);
+      expect(fitted.headers).toEqual({ 'content-type': 'application/json', vary: 'openstack-api-version, Accept-Encoding' });
+    }
+    const unvaried = fitResponse({ statusCode: 200, headers: {}, body }, undefined);
+    expect(unvaried.headers).toEqual({ vary: 'Accept-Encoding' });
+  });
+
+  it('counts bytes, not characters: a short body of many-byte characters is compressed too', () => {
+    const body = JSON.stringify({ name: 'é'.repeat(600) });
+    expect(body.length).toBeLessThan(COMPRESS_FROM_BYTES);
+    expect(fitResponse(result(body), 'gzip').headers).toMatchObject({ 'content-encoding': 'gzip' });
   });
 
   it('counts the body as the escaped JSON string Lambda sends', () => {
