@@ -9,8 +9,9 @@
  * and, from the target's metric records, the DynamoDB requests and write
  * units the change cost and the requests on its critical path.
  *
- *   --target-records FILE   where the target writes its metric records: the stdout of `npm start` with
- *                           PLACEMENT_METRICS=true, or the output of `npm run serve:bundles` (Lambda writes them always)
+ *   --target-records FILE   where the target writes its request records: the output of
+ *                           `PLACEMENT_REQUEST_RECORDS=true npm start` or of
+ *                           `npm run serve:bundles -- --env PLACEMENT_REQUEST_RECORDS=true`
  *   --rounds N              times each change is run on each side (default 3)
  *   --scale F               sizes multiplied by F (default 1)
  *   --only TEXT             only the changes whose name contains TEXT
