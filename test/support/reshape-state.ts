@@ -58,38 +58,37 @@ export async function reshapeState(
   return state;
 }
 
-export /** Items still fenced, and changes not finished, read straight from the table (this process's DynamoDB endpoint). */
-async function leftovers(): Promise<{ fenced: number; openChanges: number }> {
-  let fenced = 0;
-  let openChanges = 0;
+/** Every item of the table, a page at a time, read straight from it (this process's DynamoDB endpoint). */
+async function eachItem(visit: (item: Record<string, unknown>) => void): Promise<void> {
   let start: Record<string, unknown> | undefined;
   do {
     const page = await dynamo().send(new ScanCommand({ TableName: tableName(), ExclusiveStartKey: start }));
-    for (const item of page.Items ?? []) {
-      if (item[FENCE_ATTRIBUTE] !== undefined) fenced++;
-      if (item.pk === 'CHANGES' && item.finished !== true) openChanges++;
-    }
+    for (const item of page.Items ?? []) visit(item);
     start = page.LastEvaluatedKey;
   } while (start);
+}
+
+/** Items still fenced, and changes not finished. */
+export async function leftovers(): Promise<{ fenced: number; openChanges: number }> {
+  let fenced = 0;
+  let openChanges = 0;
+  await eachItem((item) => {
+    if (item[FENCE_ATTRIBUTE] !== undefined) fenced++;
+    if (item.pk === 'CHANGES' && item.finished !== true) openChanges++;
+  });
   return { fenced, openChanges };
 }
 
 /**
- * How many items holding state name `name` anywhere, read straight from the
- * table: a finished change's staged writes stay until their TTL, the
- * change's record and not the state.
+ * How many items holding state name `name` anywhere: a finished change's
+ * staged writes stay until their TTL, the change's record and not the state.
  */
 export async function stateItemsNaming(name: string): Promise<number> {
   let count = 0;
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo().send(new ScanCommand({ TableName: tableName(), ExclusiveStartKey: start }));
-    for (const item of page.Items ?? []) {
-      if (item[TYPE_ATTRIBUTE] === STAGED_WRITE_TYPE) continue;
-      if (JSON.stringify(item, (_key, value) => (value instanceof Set ? [...value] : value)).includes(name)) count++;
-    }
-    start = page.LastEvaluatedKey;
-  } while (start);
+  await eachItem((item) => {
+    if (item[TYPE_ATTRIBUTE] === STAGED_WRITE_TYPE) return;
+    if (JSON.stringify(item, (_key, value) => (value instanceof Set ? [...value] : value)).includes(name)) count++;
+  });
   return count;
 }
 
