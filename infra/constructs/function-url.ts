@@ -39,7 +39,7 @@ export interface FunctionUrlFrontDoorProps {
  * the handlers' 60 s default would double Keystone's load. The `environment`
  * context can set another.
  */
-const TOKEN_CACHE_SECONDS = '120';
+export const ROUTER_TOKEN_CACHE_SECONDS = 120;
 
 export class FunctionUrlFrontDoor extends Construct {
   readonly router: PlacementFunction;
@@ -52,7 +52,7 @@ export class FunctionUrlFrontDoor extends Construct {
       entry: ROUTER_ENTRY,
       description: 'Placement router: every route, behind the function URL',
       settings: props.settings,
-      environment: { PLACEMENT_KEYSTONE_CACHE_SECONDS: TOKEN_CACHE_SECONDS, ...props.environment },
+      environment: { PLACEMENT_KEYSTONE_CACHE_SECONDS: String(ROUTER_TOKEN_CACHE_SECONDS), ...props.environment },
       files: props.files,
       logRetentionDays: props.logRetentionDays,
       systemLogLevel: props.systemLogLevel,

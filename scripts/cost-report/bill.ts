@@ -69,6 +69,11 @@ export interface FrontDoor {
   memoryMb?: number;
   /** Keystone token validations a second, for a region of this many nodes sending this many requests a second. */
   validationsPerSecond(nodes: number, requestsPerSecond: number): number;
+  /**
+   * Lookups a second of validations shared through the table (an instance whose own cache lacks a token reads it
+   * there before asking Keystone, and writes what Keystone said): none where the authorizer's cache is shared.
+   */
+  sharedLookupsPerSecond(nodes: number, requestsPerSecond: number): number;
   /** Whether each validation is a Lambda invocation of its own (the authorizer) or runs inside a request (the router). */
   validationIsInvocation: boolean;
   /** The memory validations run at. */
@@ -98,31 +103,32 @@ export function httpApi(accessLogBytes: number, authorizerMemoryMb: number, cach
     monthly: httpApiMonthly,
     accessLogBytes,
     validationsPerSecond: (nodes) => nodes / cacheTtlSeconds,
+    sharedLookupsPerSecond: () => 0,
     validationIsInvocation: true,
     validationMemoryMb: authorizerMemoryMb,
   };
 }
 
-/** How long the handlers keep a validated token (shared/auth's cache). */
-const HANDLER_TOKEN_CACHE_SECONDS = 120;
-
 /**
  * The opt-in front door (`-c frontDoor=functionUrl`): no charge of its own
  * (https://aws.amazon.com/lambda/pricing/), no access log, one router
- * function serving every request at its memory size. Each router instance
- * validates each node's token once per cache lifetime, and the region keeps
- * about as many instances as requests are in flight (requests a second x
- * mean billed seconds, at least one).
+ * function serving every request at its memory size. The router instances
+ * share Keystone's answers through the table (shared/storage/token-validations.ts):
+ * Keystone validates each node's token once per `tokenCacheSeconds`, and each
+ * instance looks each token up in the table once per that time; the region
+ * keeps about as many instances as requests are in flight (requests a second
+ * x mean billed seconds, at least one).
  */
-export function functionUrl(routerMemoryMb: number, meanBilledMs: number): FrontDoor {
+export function functionUrl(routerMemoryMb: number, meanBilledMs: number, tokenCacheSeconds: number): FrontDoor {
+  const instances = (requestsPerSecond: number) => Math.max(1, Math.ceil((requestsPerSecond * meanBilledMs) / 1000));
   return {
     name: 'function URL',
     capacity: 'onDemand',
     monthly: () => 0,
     accessLogBytes: 0,
     memoryMb: routerMemoryMb,
-    validationsPerSecond: (nodes, requestsPerSecond) =>
-      (Math.max(1, Math.ceil((requestsPerSecond * meanBilledMs) / 1000)) * nodes) / HANDLER_TOKEN_CACHE_SECONDS,
+    validationsPerSecond: (nodes) => nodes / tokenCacheSeconds,
+    sharedLookupsPerSecond: (nodes, requestsPerSecond) => (instances(requestsPerSecond) * nodes) / tokenCacheSeconds,
     validationIsInvocation: false,
     validationMemoryMb: routerMemoryMb,
   };
@@ -192,11 +198,22 @@ export function costPerRequest(measured: MeasuredKind, frontDoor: FrontDoor) {
 export type Components = ReturnType<typeof costPerRequest> & { frontDoor: number; authentication: number };
 export const COMPONENTS: (keyof Components)[] = ['frontDoor', 'authentication', 'lambdaRequests', 'lambdaDuration', 'dynamo', 'logs', 'transfer'];
 
-/** USD a month of validating nova's tokens with Keystone. */
+/** A shared validation's item (items/token-validation.ts: a digest, an identity, times) is under 1 KB: one write unit, half a read unit read eventually consistent. */
+const SHARED_VALIDATION_READ_UNITS = 0.5;
+const SHARED_VALIDATION_WRITE_UNITS = 1;
+
+/** USD a month of validating nova's tokens with Keystone, and of sharing the validations through the table where it is. */
 export function authenticationMonthly(frontDoor: FrontDoor, nodes: number, requestsPerSecond: number): number {
-  const validations = frontDoor.validationsPerSecond(nodes, requestsPerSecond) * 3600 * HOURS_PER_MONTH;
-  const each = (frontDoor.validationMemoryMb / 1024) * (KEYSTONE_VALIDATION_MS / 1000) * PRICES.lambdaArmGbSecond;
-  return validations * (each + (frontDoor.validationIsInvocation ? PRICES.lambdaRequestPerMillion / 1e6 : 0));
+  const month = 3600 * HOURS_PER_MONTH;
+  const validations = frontDoor.validationsPerSecond(nodes, requestsPerSecond) * month;
+  const lookups = frontDoor.sharedLookupsPerSecond(nodes, requestsPerSecond) * month;
+  const lambdaMs = (ms: number) => (frontDoor.validationMemoryMb / 1024) * (ms / 1000) * PRICES.lambdaArmGbSecond;
+  const validation =
+    lambdaMs(KEYSTONE_VALIDATION_MS) +
+    (frontDoor.validationIsInvocation ? PRICES.lambdaRequestPerMillion / 1e6 : 0) +
+    (lookups > 0 ? dynamoCost(0, SHARED_VALIDATION_WRITE_UNITS, frontDoor.capacity) : 0);
+  const lookup = lambdaMs(DYNAMODB_CALL_MS) + dynamoCost(SHARED_VALIDATION_READ_UNITS, 0, frontDoor.capacity);
+  return validations * validation + lookups * lookup;
 }
 
 /**

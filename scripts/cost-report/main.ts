@@ -35,6 +35,7 @@ import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { App } from 'aws-cdk-lib';
+import { ROUTER_TOKEN_CACHE_SECONDS } from '../../infra/constructs/function-url.js';
 import { readSettings } from '../../infra/settings.js';
 import { ROUTES, routeKey } from '../../shared/http/routes.js';
 import { dynamo } from '../../shared/storage/client.js';
@@ -242,7 +243,7 @@ function frontDoors(measured: MeasuredKind[], mix: Map<Kind, number>): FrontDoor
   // A commit from before the function-URL front door has no router to price.
   const total = [...mix.values()].reduce((a, b) => a + b, 0);
   const meanMs = router === undefined ? 0 : measured.reduce((sum, kind) => sum + ((mix.get(kind.kind) ?? 0) / total) * billedMs(kind.work, router), 0);
-  const onDemand = router === undefined ? [apiGateway] : [apiGateway, functionUrl(router, meanMs)];
+  const onDemand = router === undefined ? [apiGateway] : [apiGateway, functionUrl(router, meanMs, ROUTER_TOKEN_CACHE_SECONDS)];
   return [...onDemand, ...onDemand.map(provisioned)];
 }
 

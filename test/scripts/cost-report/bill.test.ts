@@ -54,11 +54,11 @@ describe('DynamoDB capacity modes', () => {
   it('prices provisioned capacity as the capacity-seconds a request holds at the 70% target', () => {
     expect(provisionedUnitsFor(70)).toBeCloseTo(100);
     expect(provisionedUnitsFor(50, 0.5)).toBeCloseTo(100);
-    const door = provisioned(functionUrl(512, 20));
+    const door = provisioned(functionUrl(512, 20, 120));
     expect(door).toMatchObject({ name: 'function URL, provisioned', capacity: 'provisioned' });
     expect(costPerRequest(kind, door).dynamo).toBeCloseTo(((1.5 / 0.7) * 0.00013 + (2 / 0.7) * 0.00065) / 3600, 15);
     // About 40% of the on-demand price for reads, as much for writes.
-    expect(costPerRequest(kind, door).dynamo).toBeLessThan(costPerRequest(kind, functionUrl(512, 20)).dynamo);
+    expect(costPerRequest(kind, door).dynamo).toBeLessThan(costPerRequest(kind, functionUrl(512, 20, 120)).dynamo);
   });
 });
 
@@ -119,20 +119,27 @@ describe('the serverless bill', () => {
   });
 
   it('bills every request at the router memory behind the function URL, with no front-door charge or access log', () => {
-    const bill = serverlessMonthly([polled], onlyPolling, 10, functionUrl(1024, 20));
+    const bill = serverlessMonthly([polled], onlyPolling, 10, functionUrl(1024, 20, 120));
     const requests = 1000 * 10 * HOURS_PER_MONTH;
     expect(bill.frontDoor).toBe(0);
     expect(bill.lambdaDuration).toBeCloseTo(requests * 1 * 0.02 * 0.0000133334);
     expect(bill.logs).toBeCloseTo(((requests * 360) / 1e9) * 0.5);
   });
 
-  it('validates each token once per authorizer cache lifetime, or once per router instance and handler cache lifetime', () => {
+  it('validates each token once per authorizer cache lifetime, or once per token cache lifetime shared by the router instances', () => {
     // 60 nodes, 60 s: one authorizer invocation of 100 ms at 256 MB a second.
     const seconds = 3600 * HOURS_PER_MONTH;
     expect(authenticationMonthly(httpApi(220, 256, 60), 60, 1000)).toBeCloseTo(seconds * (0.25 * 0.1 * 0.0000133334 + 0.2e-6));
-    // 100 requests a second of 50 ms: 5 instances, each checking 120 tokens every 120 s, inside requests.
-    expect(functionUrl(1024, 50).validationsPerSecond(120, 100)).toBe(5);
-    expect(authenticationMonthly(functionUrl(1024, 50), 120, 100)).toBeCloseTo(5 * seconds * 0.1 * 0.0000133334);
+    // 100 requests a second of 50 ms: 5 instances. Keystone checks each of 120 tokens once every 120 s (100 ms at 1 GB and
+    // the shared item's write unit); each instance reads each token's item once every 120 s (5 ms waiting, half a read unit).
+    const door = functionUrl(1024, 50, 120);
+    expect(door.validationsPerSecond(120, 100)).toBe(1);
+    expect(door.sharedLookupsPerSecond(120, 100)).toBe(5);
+    const validation = 0.1 * 0.0000133334 + 0.625e-6;
+    const lookup = 0.005 * 0.0000133334 + 0.5 * 0.125e-6;
+    expect(authenticationMonthly(door, 120, 100)).toBeCloseTo(seconds * (validation + 5 * lookup));
+    // A longer cache lifetime: fewer of both.
+    expect(authenticationMonthly(functionUrl(1024, 50, 300), 120, 100)).toBeCloseTo((seconds * (validation + 5 * lookup) * 120) / 300);
   });
 });
 
