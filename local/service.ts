@@ -6,7 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import { readPolicyFilesWith } from '../shared/auth/policy-file.js';
 import { parsePolicyFile } from '../shared/auth/policy-yaml.js';
-import { clientErrorHandler, inProcessDispatch, requestListener } from './api-gateway-adapter.js';
+import { clientErrorHandler, inProcessDispatch, requestListener, type HandlerModules } from './api-gateway-adapter.js';
 import { prepareTable } from './create-table.js';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.js';
 import { sweepChanges } from '../shared/storage/journal.js';
@@ -18,6 +18,8 @@ export interface LocalServiceOptions {
   host?: string;
   /** Keep DynamoDB Local's data in this directory instead of in memory. */
   dataDirectory?: string;
+  /** Wraps the handlers the server calls (the cost report meters the CPU time of each invocation, as Lambda bills it). */
+  wrapHandlers?: (handlers: HandlerModules) => HandlerModules;
 }
 
 export interface LocalService {
@@ -52,7 +54,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     const sweep = () => void sweepChanges().catch(() => undefined);
     sweep();
     const sweeper = config.localSweepSeconds > 0 ? setInterval(sweep, config.localSweepSeconds * 1000).unref() : undefined;
-    const dispatch = inProcessDispatch(handlers);
+    const dispatch = inProcessDispatch(options.wrapHandlers?.(handlers) ?? handlers);
     const listener = requestListener(dispatch);
     // The listener answers every error itself: its promise never rejects.
     const server: Server = createServer((request, response) => void listener(request, response));

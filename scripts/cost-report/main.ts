@@ -38,6 +38,8 @@ import { App } from 'aws-cdk-lib';
 import { ROUTER_TOKEN_CACHE_SECONDS } from '../../infra/constructs/function-url.js';
 import { readSettings } from '../../infra/settings.js';
 import { ROUTES, routeKey } from '../../shared/http/routes.js';
+import type { PlacementHandler } from '../../shared/http/types.js';
+import type { HandlerModules } from '../../local/api-gateway-adapter.js';
 import { dynamo } from '../../shared/storage/client.js';
 import { CANDIDATES_QUERY, KINDS, simulateRegion, type Kind } from '../bench-region/nova.js';
 import { LoadedRegion } from '../synthetic-region/api-loader.js';
@@ -154,21 +156,35 @@ async function workPerKind(url: string, meters: Meters): Promise<Map<Kind, Reque
   return work;
 }
 
-/** Ours, in this process (process.cpuUsage() sees the handlers, and the client's small share). */
+/**
+ * Ours, in this process: the CPU time of the handlers' invocations, as Lambda bills them (event in, result out),
+ * not the local HTTP server's and the client's around them. One request at a time, so nothing else runs meanwhile
+ * but DynamoDB Local, which is another process.
+ */
 async function ourWork(): Promise<Map<Kind, RequestWork>> {
   const { startLocalService } = await import('../../local/service.js');
-  const service = await startLocalService({ port: 0 });
+  let handlerCpuMs = 0;
+  const metered = (handlers: HandlerModules) =>
+    Object.fromEntries(
+      Object.entries(handlers).map(([name, handler]): [string, PlacementHandler] => [
+        name,
+        async (event, context) => {
+          const start = process.cpuUsage();
+          try {
+            return await handler(event, context);
+          } finally {
+            const used = process.cpuUsage(start);
+            handlerCpuMs += (used.user + used.system) / 1000;
+          }
+        },
+      ]),
+    ) as HandlerModules;
+  const service = await startLocalService({ port: 0, wrapHandlers: metered });
   let calls = 0;
   // After the start, which points the client at the service's DynamoDB Local.
   dynamo().middlewareStack.add((next) => (args) => (calls++, next(args)), { step: 'initialize', name: 'costReportCalls' });
   try {
-    return await workPerKind(service.url, {
-      cpuMs: () => {
-        const used = process.cpuUsage();
-        return (used.user + used.system) / 1000;
-      },
-      dynamoCalls: () => calls,
-    });
+    return await workPerKind(service.url, { cpuMs: () => handlerCpuMs, dynamoCalls: () => calls });
   } finally {
     await service.stop();
   }
