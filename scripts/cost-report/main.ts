@@ -26,7 +26,8 @@
  *    function by memory size.
  *
  * Log bytes per request beyond the record: COST_ACCESS_LOG_BYTES (API
- * Gateway's access-log line, `npm run log-report`: about 220) and
+ * Gateway's access-log line, `npm run log-report`: about 220; 0 unless the
+ * stack's `accessLog` context turns the access log on) and
  * COST_LAMBDA_LOG_BYTES (Lambda's own START/END/REPORT lines: 0 at the
  * stack's system log level WARN, 264 in Lambda's text format) let the
  * report price a stack that logs otherwise, such as an older commit.
@@ -77,7 +78,6 @@ const BOOTS_PER_NODE_HOUR = env('COST_BOOTS_PER_NODE_HOUR', 60);
 const BOOTS_PER_NODE_DAY = env('BILL_BOOTS_PER_NODE_DAY', 4);
 const CPU_ROUNDS = env('COST_CPU_ROUNDS', 5);
 const CPU_RUNS = env('COST_CPU_RUNS', 20);
-const ACCESS_LOG_BYTES = env('COST_ACCESS_LOG_BYTES', 220);
 const LAMBDA_LOG_BYTES = env('COST_LAMBDA_LOG_BYTES', 0);
 /** A baseline VM (m7g.large): its vCPUs, and the share of them upstream Placement may use before latency suffers. */
 const VM_VCPUS = 2;
@@ -93,6 +93,8 @@ const usd = (value: number) => (value >= 100 ? Math.round(value).toLocaleString(
 const row = (...cells: unknown[]) => `| ${cells.join(' | ')} |`;
 const header = (...cells: string[]) => `${row(...cells)}\n${row(...cells.map(() => '---'))}`;
 const settings = readSettings(new App().node);
+/** The stack writes API Gateway's access log only when asked (`-c accessLog=true`). */
+const ACCESS_LOG_BYTES = env('COST_ACCESS_LOG_BYTES', settings.accessLog ? 220 : 0);
 
 function familyOf(kind: Kind) {
   const key = kind.replace(/\?.*$/, '');
