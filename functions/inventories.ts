@@ -1,5 +1,6 @@
 /** Inventories of a resource provider: list, show, create one, replace all, update one, delete one, delete all. */
 import { badRequest, conflict, ErrorCode, HttpError, notFound, objectNotFound } from '../shared/api/errors.js';
+import { dumpPythonJson } from '../shared/api/python-json.js';
 import { lambdaHandler } from '../shared/http/lambda.js';
 import type { Operations, Reply } from '../shared/http/types.js';
 import { logger } from '../shared/http/logger.js';
@@ -85,7 +86,7 @@ async function listInventories(request: PlacementRequest): Promise<Reply> {
   const hasInventory = Object.keys(provider.inventories).length > 0;
   return {
     status: 200,
-    body: serializeInventories(provider.inventories, provider.generation),
+    json: dumpPythonJson(serializeInventories(provider.inventories, provider.generation)),
     lastModified: hasInventory ? new Date(provider.updatedAt) : null,
   };
 }
@@ -96,7 +97,7 @@ async function showInventory(request: PlacementRequest): Promise<Reply> {
   const provider = await loadProvider(uuid, ' : ');
   const inventory = entryOf(provider.inventories, resourceClass);
   if (inventory === undefined) throw notFound(`No inventory of class ${resourceClass} for ${uuid}`);
-  return { status: 200, body: serializeInventory(inventory, provider.generation), lastModified: new Date(provider.updatedAt) };
+  return { status: 200, json: dumpPythonJson(serializeInventory(inventory, provider.generation)), lastModified: new Date(provider.updatedAt) };
 }
 
 interface PostBody extends InventoryFields {
@@ -127,7 +128,7 @@ async function createInventory(request: PlacementRequest): Promise<Reply> {
   );
   return {
     status: 201,
-    body: serializeInventory(inventory, after.generation),
+    json: dumpPythonJson(serializeInventory(inventory, after.generation)),
     headers: { location: `${request.baseUrl}/resource_providers/${uuid}/inventories/${resourceClass}`, ...cacheHeaders(request) },
     lastModified: new Date(after.updatedAt),
   };
@@ -171,7 +172,7 @@ async function replaceInventories(request: PlacementRequest): Promise<Reply> {
   warnOverCapacity(before, inventories);
   return {
     status: 200,
-    body: serializeInventories(after.inventories, after.generation),
+    json: dumpPythonJson(serializeInventories(after.inventories, after.generation)),
     lastModified: Object.keys(inventories).length > 0 ? new Date(after.updatedAt) : null,
   };
 }
@@ -201,7 +202,7 @@ async function updateInventory(request: PlacementRequest): Promise<Reply> {
     { generation: body.resource_provider_generation },
   );
   warnOverCapacity(before, { [resourceClass]: inventory });
-  return { status: 200, body: serializeInventory(inventory, after.generation), lastModified: new Date(after.updatedAt) };
+  return { status: 200, json: dumpPythonJson(serializeInventory(inventory, after.generation)), lastModified: new Date(after.updatedAt) };
 }
 
 async function deleteInventory(request: PlacementRequest): Promise<Reply> {

@@ -7,7 +7,22 @@
  * Python's str does. NaN, Infinity and -Infinity are accepted, as Python does.
  * Recursive: callers bound the nesting first (shared/http/json-body.ts).
  */
+import { reprFloat } from './python-repr.js';
+
 export class PythonJsonError extends Error {}
+
+/**
+ * A number upstream holds as a Python float (a Float column: allocation_ratio), which its answers write as 16.0 where
+ * JSON.stringify writes 16: a Python client reads the one as a float and the other as an int (osc prints them so).
+ * dumpPythonJson writes it as Python does; JSON.stringify, as the plain number.
+ */
+export class PythonFloat {
+  constructor(readonly value: number) {}
+
+  toJSON(): number {
+    return this.value;
+  }
+}
 
 const WHITESPACE = new Set([' ', '\t', '\n', '\r']);
 const ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
@@ -188,6 +203,7 @@ export function parsePythonJson(text: string): unknown {
 
 /** JSON as Python's json.dumps writes it (", " and ": " separators, non-ASCII escaped), byte for byte like upstream's error bodies. */
 export function dumpPythonJson(value: unknown): string {
+  if (value instanceof PythonFloat) return reprFloat(value.value);
   if (Array.isArray(value)) return `[${value.map(dumpPythonJson).join(', ')}]`;
   if (value !== null && typeof value === 'object') {
     return `{${Object.entries(value)

@@ -31,14 +31,21 @@ function reprString(s: string): string {
   return quote + out + quote;
 }
 
-/** Integral values print as Python ints (JSON.parse cannot tell 1 from 1.0), others as Python floats. */
-function reprNumber(n: number): string {
+/** A Python float's repr(): integral values with ".0" (16.0), exponents from 1e-05 and 1e+16 on, as Python writes them. */
+export function reprFloat(n: number): string {
   if (!Number.isFinite(n)) return Number.isNaN(n) ? 'nan' : n > 0 ? 'inf' : '-inf';
-  // Clients write integers as digits (JSON.stringify does below 1e21), which Python reads as ints.
-  if (Number.isInteger(n) && Math.abs(n) < 1e21) return String(n);
   const [mantissa, exp] = n.toExponential().split('e') as [string, string];
   const e = Number(exp);
-  return e < -4 || e >= 16 ? `${mantissa}e${e < 0 ? '-' : '+'}${String(Math.abs(e)).padStart(2, '0')}` : String(n);
+  if (e < -4 || e >= 16) return `${mantissa}e${e < 0 ? '-' : '+'}${String(Math.abs(e)).padStart(2, '0')}`;
+  if (!Number.isInteger(n)) return String(n);
+  return Object.is(n, -0) ? '-0.0' : `${n}.0`;
+}
+
+/** Integral values print as Python ints (JSON.parse cannot tell 1 from 1.0), others as Python floats. */
+function reprNumber(n: number): string {
+  // Clients write integers as digits (JSON.stringify does below 1e21), which Python reads as ints.
+  if (Number.isInteger(n) && Math.abs(n) < 1e21) return String(n);
+  return reprFloat(n);
 }
 
 const entriesOf = (o: JsonObject, sorted: boolean) => (sorted ? Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : Object.entries(o));

@@ -4,6 +4,7 @@
  * inventory is replaced or removed, and the JSON shape of an inventory.
  * Pure: no I/O, no HTTP.
  */
+import { PythonFloat } from '../api/python-json.js';
 import { capacity } from './capacity.js';
 import { entryOf, type Inventories, type Inventory, type Provider, type Resources } from './model.js';
 import { STANDARD_RESOURCE_CLASSES } from './standard-catalog.js';
@@ -156,9 +157,9 @@ export function withInventories(provider: Provider, inventories: Inventories, no
 }
 
 /** One inventory as the API shows it; the generation only when it is not 0 (as upstream). */
-export function serializeInventory(inventory: Inventory, generation?: number): Record<string, number> {
-  const body: Record<string, number> = {};
-  for (const name of INVENTORY_FIELDS) body[name] = inventory[name];
+export function serializeInventory(inventory: Inventory, generation?: number): Record<string, number | PythonFloat> {
+  const body: Record<string, number | PythonFloat> = {};
+  for (const name of INVENTORY_FIELDS) body[name] = name === 'allocation_ratio' ? new PythonFloat(inventory[name]) : inventory[name];
   if (generation) body.resource_provider_generation = generation;
   return body;
 }

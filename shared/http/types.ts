@@ -12,7 +12,7 @@ import type { HandlerName, RouteKeyOf } from './routes.js';
 export interface Reply {
   status: number;
   body?: unknown;
-  /** The body already serialised, for a handler that had to serialise it anyway (to measure it). */
+  /** The body already serialised: by a handler that had to serialise it anyway (to measure it), or as upstream's Python writes it (floats). */
   json?: string;
   headers?: Record<string, string>;
   /**

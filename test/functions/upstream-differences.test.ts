@@ -11,6 +11,28 @@ const service = useLocalService();
 const placement = () => new PlacementClient(service.url, { version: '1.39' });
 
 describe('answers as upstream where they once differed', () => {
+  it('writes allocation_ratio as the float upstream holds (16.0, 1.5, 1.0), byte for byte as upstream answers', async () => {
+    const uuid = randomUUID();
+    await placement().post('/resource_providers', { name: `ratio-${uuid}`, uuid });
+    const inventories = {
+      VCPU: { total: 64, max_unit: 64, allocation_ratio: 16 },
+      MEMORY_MB: { total: 524288, reserved: 512, max_unit: 524288, allocation_ratio: 1.5 },
+      DISK_GB: { total: 4000, max_unit: 4000 },
+    };
+    const put = await placement().put(`/resource_providers/${uuid}/inventories`, { resource_provider_generation: 0, inventories });
+    // Upstream 8.0's answer to the same PUT (nova's report client sends it so; recorded against ../shared/reference).
+    const upstream =
+      '{"resource_provider_generation": 1, "inventories": {"VCPU": {"total": 64, "reserved": 0, "min_unit": 1, "max_unit": 64, "step_size": 1, "allocation_ratio": 16.0}, ' +
+      '"MEMORY_MB": {"total": 524288, "reserved": 512, "min_unit": 1, "max_unit": 524288, "step_size": 1, "allocation_ratio": 1.5}, ' +
+      '"DISK_GB": {"total": 4000, "reserved": 0, "min_unit": 1, "max_unit": 4000, "step_size": 1, "allocation_ratio": 1.0}}}';
+    expect(put.text).toBe(upstream);
+    expect((await placement().get(`/resource_providers/${uuid}/inventories`)).text).toBe(upstream);
+    const one = await placement().get(`/resource_providers/${uuid}/inventories/VCPU`);
+    expect(one.text).toBe(
+      '{"total": 64, "reserved": 0, "min_unit": 1, "max_unit": 64, "step_size": 1, "allocation_ratio": 16.0, "resource_provider_generation": 1}',
+    );
+  });
+
   it('refuses a provider with an empty name, writing nothing', async () => {
     const uuid = randomUUID();
     const refused = await placement().post('/resource_providers', { name: '', uuid });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dumpPythonJson, parsePythonJson } from '../../../shared/api/python-json.js';
+import { dumpPythonJson, parsePythonJson, PythonFloat } from '../../../shared/api/python-json.js';
 
 // [text, the message of Python 3.11's json.loads (Debian bookworm, upstream's interpreter)]
 const PYTHON: [string, string | null][] = [
@@ -66,5 +66,24 @@ describe('dumpPythonJson', () => {
   it('reads back as the same value', () => {
     const value = { title: 'Bad Request', detail: 'line\n"quoted"\tü', list: [[], {}] };
     expect(parsePythonJson(dumpPythonJson(value))).toEqual(value);
+  });
+
+  it("writes a float as Python's repr does (json.dumps of upstream's Float columns), and JSON.stringify the plain number", () => {
+    // [value, Python 3.11's repr(float(value))]
+    const cases: [number, string][] = [
+      [16, '16.0'],
+      [1, '1.0'],
+      [0, '0.0'],
+      [1.5, '1.5'],
+      [0.0001, '0.0001'],
+      [0.00001, '1e-05'],
+      [0.000015, '1.5e-05'],
+      [1234567890123456, '1234567890123456.0'],
+      [1e16, '1e+16'],
+      [12345678901234568, '1.2345678901234568e+16'],
+      [3.4e38, '3.4e+38'],
+    ];
+    for (const [value, python] of cases) expect(dumpPythonJson({ allocation_ratio: new PythonFloat(value) })).toBe(`{"allocation_ratio": ${python}}`);
+    expect(JSON.stringify({ allocation_ratio: new PythonFloat(16) })).toBe('{"allocation_ratio":16}');
   });
 });
