@@ -20,6 +20,18 @@ async function expectOk(what: string, response: Promise<ApiResponse>): Promise<A
   return answer;
 }
 
+/** Tries of a claim that upstream refused because another process changed its providers meanwhile (placement.concurrent_update). */
+const CLAIM_TRIES = 5;
+
+/** A claim sent again while upstream answers that it raced another process's (nova's report client retries it too). */
+async function claimWithRetries(what: string, send: () => Promise<ApiResponse>): Promise<ApiResponse> {
+  for (let attempt = 1; ; attempt++) {
+    const answer = await send();
+    const raced = answer.status === 409 && answer.body?.errors?.[0]?.code === 'placement.concurrent_update';
+    if (!raced || attempt === CLAIM_TRIES) return expectOk(what, Promise.resolve(answer));
+  }
+}
+
 async function inParallel<T>(items: T[], work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   const worker = async () => {
@@ -118,7 +130,7 @@ export class LoadedRegion {
             },
           ]),
         );
-        await expectOk(`POST /allocations for ${node.name}`, this.api.post('/allocations', body, { version }));
+        await claimWithRetries(`POST /allocations for ${node.name}`, () => this.api.post('/allocations', body, { version }));
       }
     }
     for (const provider of providers) {
