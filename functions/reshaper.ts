@@ -3,13 +3,13 @@
  * allocations of some consumers in one transaction (shared/domain/reshape.ts
  * plans it, storage's reshapeWrites writes it).
  */
-import { conflict, ErrorCode } from '../shared/api/errors.js';
+import { badRequest, conflict, ErrorCode } from '../shared/api/errors.js';
 import { lambdaHandler } from '../shared/http/lambda.js';
 import type { Operations, Reply } from '../shared/http/types.js';
 import type { PlacementRequest } from '../shared/http/request.js';
 import type { JsonSchema } from '../shared/api/json-schema.js';
 import { allocatedClasses, desiredConsumer, providersInvolved, type ConsumerBody } from '../shared/domain/claims.js';
-import { inventoriesFromRecords } from '../shared/domain/inventory.js';
+import { inventoriesFromRecords, ratioProblem } from '../shared/domain/inventory.js';
 import { planReshape, unknownReshapeClass, type DesiredInventories } from '../shared/domain/reshape.js';
 import * as schemas from '../shared/schemas/reshaper.js';
 import { foldUuidCase } from '../shared/domain/uuid.js';
@@ -36,6 +36,12 @@ async function reshape(request: PlacementRequest): Promise<Reply> {
     generation: entry.resource_provider_generation,
     inventories: inventoriesFromRecords(entry.inventories, unknownReshapeClass),
   }));
+  for (const want of inventories) {
+    for (const [resourceClass, inventory] of Object.entries(want.inventories)) {
+      const problem = ratioProblem(resourceClass, want.providerUuid, inventory);
+      if (problem !== undefined) throw badRequest(problem);
+    }
+  }
   const desired = Object.entries(body.allocations).map(([uuid, entry]) => desiredConsumer(uuid, entry, request.version));
   const missing = new Set(await resourceClasses.missing([...inventories.flatMap((want) => Object.keys(want.inventories)), ...allocatedClasses(desired)]));
 

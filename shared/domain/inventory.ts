@@ -61,11 +61,22 @@ export function isWellFormedInventory(fields: unknown): fields is InventoryField
 }
 
 /**
+ * JSON's NaN passes upstream's schema as an allocation_ratio (no comparison
+ * fails on it), and upstream then answers 500; here it is refused.
+ */
+export function ratioProblem(resourceClass: string, providerUuid: string, inventory: Inventory): string | undefined {
+  if (!Number.isNaN(inventory.allocation_ratio)) return undefined;
+  return `Invalid inventory for '${resourceClass}' on resource provider '${providerUuid}'. The allocation_ratio is not a number.`;
+}
+
+/**
  * Why the inventory may not be written, or undefined when it may. Before
  * microversion 1.26 the capacity must be positive; from 1.26 it may be zero
  * (reserved equal to total), only a negative capacity is refused.
  */
 export function capacityProblem(resourceClass: string, providerUuid: string, inventory: Inventory, reservedMayEqualTotal: boolean): string | undefined {
+  const ratio = ratioProblem(resourceClass, providerUuid, inventory);
+  if (ratio !== undefined) return ratio;
   const usable = capacity(inventory);
   const invalid = reservedMayEqualTotal ? usable < 0 : usable <= 0;
   if (!invalid) return undefined;

@@ -392,6 +392,46 @@ const keys: CaseClass = (f) => {
   ];
 };
 
+/** JSON's NaN as an allocation_ratio: upstream's schema lets it through (no comparison fails on it), then upstream fails. */
+const nanRatios = (f: Fixture): HostileCase[] => {
+  const why = upstream500('it cannot turn the capacity into an integer');
+  const inventoryPath = `/resource_providers/${f.root}/inventories`;
+  return [
+    {
+      name: 'a NaN ratio in PUT inventories',
+      method: 'PUT',
+      path: inventoryPath,
+      raw: `{"resource_provider_generation": ${f.rootGeneration}, "inventories": {"VCPU": {"total": 8, "allocation_ratio": NaN}}}`,
+      status: 400,
+      upstream: why,
+    },
+    {
+      name: 'a NaN ratio in PUT of one inventory',
+      method: 'PUT',
+      path: `${inventoryPath}/VCPU`,
+      raw: `{"resource_provider_generation": ${f.rootGeneration}, "total": 8, "allocation_ratio": NaN}`,
+      status: 400,
+      upstream: why,
+    },
+    {
+      name: 'a NaN ratio in POST inventories',
+      method: 'POST',
+      path: inventoryPath,
+      raw: '{"resource_class": "DISK_GB", "total": 8, "allocation_ratio": NaN}',
+      status: 400,
+      upstream: why,
+    },
+    {
+      name: 'a NaN ratio in a reshape',
+      method: 'POST',
+      path: '/reshaper',
+      raw: `{"inventories": {"${f.root}": {"resource_provider_generation": ${f.rootGeneration}, "inventories": {"VCPU": {"total": 8, "allocation_ratio": NaN}}}}, "allocations": {}}`,
+      status: 400,
+      upstream: upstream500('its database refuses the NaN'),
+    },
+  ];
+};
+
 /** JSON bodies: nesting, size, encoding. */
 const bodies: CaseClass = (f): HostileCase[] => [
   {
@@ -486,6 +526,7 @@ const bodies: CaseClass = (f): HostileCase[] => [
     status: 400,
     upstream: upstream500('its database driver cannot encode the id'),
   },
+  ...nanRatios(f),
   { name: 'a byte-order mark', method: 'POST', path: '/resource_providers', raw: `\ufeff{"name": "bom-${randomUUID()}"}`, status: 400 },
   {
     name: 'bytes that are not UTF-8',

@@ -93,6 +93,14 @@ describe('capacity validation', () => {
     expect(capacityProblem('VGPU', RP, inv(10, { allocation_ratio: 0 }), false)).toBeDefined();
   });
 
+  it('refuses an allocation ratio of NaN at every microversion (JSON allows it, no comparison catches it)', () => {
+    for (const reservedMayEqualTotal of [false, true]) {
+      expect(capacityProblem('VCPU', RP, inv(16, { allocation_ratio: Number.NaN }), reservedMayEqualTotal)).toBe(
+        `Invalid inventory for 'VCPU' on resource provider '${RP}'. The allocation_ratio is not a number.`,
+      );
+    }
+  });
+
   it('does not check unit constraints against each other (upstream accepts min_unit > max_unit)', () => {
     expect(capacityProblem('PCPU', RP, inv(10, { min_unit: 100, max_unit: 10, step_size: 1000 }), false)).toBeUndefined();
   });
