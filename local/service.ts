@@ -9,7 +9,7 @@ import { parsePolicyFile } from '../shared/auth/policy-yaml.js';
 import { clientErrorHandler, inProcessDispatch, requestListener, type HandlerModules } from './api-gateway-adapter.js';
 import { prepareTable } from './create-table.js';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.js';
-import { sweepChanges } from '../shared/storage/journal.js';
+import { handler as sweeper } from '../functions/change-sweeper.js';
 import { config } from '../shared/config.js';
 import { CHECKOUT_RELEASE } from '../shared/release.js';
 
@@ -51,9 +51,9 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     await prepareTable();
     // What a previous process left half done is finished now, then every config.localSweepSeconds (as the stack's scheduled
     // sweeper does); a failed sweep waits for the next.
-    const sweep = () => void sweepChanges().catch(() => undefined);
+    const sweep = () => void sweeper().catch(() => undefined);
     sweep();
-    const sweeper = config.localSweepSeconds > 0 ? setInterval(sweep, config.localSweepSeconds * 1000).unref() : undefined;
+    const sweeping = config.localSweepSeconds > 0 ? setInterval(sweep, config.localSweepSeconds * 1000).unref() : undefined;
     const dispatch = inProcessDispatch(options.wrapHandlers?.(handlers) ?? handlers);
     const listener = requestListener(dispatch);
     // The listener answers every error itself: its promise never rejects.
@@ -70,7 +70,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       url: `http://${host}:${port}`,
       dynamoDbEndpoint: endpoint,
       stop: async () => {
-        clearInterval(sweeper);
+        clearInterval(sweeping);
         server.closeAllConnections();
         await new Promise((resolve) => server.close(resolve));
         await stopDatabase();

@@ -19,6 +19,7 @@ import type { CandidateRequest } from '../domain/candidate-request.js';
 import type { SearchProvider } from '../domain/model.js';
 import { MAX_INT } from '../domain/inventory.js';
 import { PROVIDER_SHARDS } from '../storage/table-definition.js';
+import { agreesWithEntries } from '../storage/providers.js';
 import {
   getProvidersForSearch,
   listAggregateMembers,
@@ -195,8 +196,9 @@ async function seedRoots(
       counter,
     ))
       known.set(provider.uuid, provider);
-    // A provider deleted after its membership was read is not there to read: it is left out, as if read a moment later.
-    const found = members.flatMap((uuid) => known.get(uuid) ?? []);
+    // A provider deleted after its membership was read is not there to read: it is left out, as if read a moment later;
+    // so is one whose membership outlived it (providerDeletion) and one created again under its uuid.
+    const found = members.flatMap((uuid) => known.get(uuid) ?? []).filter((provider) => agreesWithEntries(provider, ofAggregates, false));
     for (const provider of found) roots.add(provider.rootUuid);
     for (const aggregate of ofAggregates) listed.add(aggregate);
     return found;
@@ -255,5 +257,12 @@ export async function someProviderInEvery(memberOf: string[][]): Promise<boolean
     common = common === undefined ? members : new Set([...common].filter((uuid) => members.has(uuid)));
     if (common.size === 0) return false;
   }
-  return true;
+  // The entries may name providers that are gone or no longer agree (agreesWithEntries): the providers say, read 100 (one
+  // batch read) at a time until one does (almost always the first).
+  const uuids = [...common!];
+  for (let start = 0; start < uuids.length; start += 100) {
+    const providers = await getProvidersForSearch(uuids.slice(start, start + 100), counter);
+    if (providers.some((provider) => memberOf.every((list) => agreesWithEntries(provider, list, false)))) return true;
+  }
+  return false;
 }

@@ -21,7 +21,7 @@
  */
 import type { SearchProvider } from '../domain/model.js';
 import { SHARING_TRAIT } from '../domain/standard-catalog.js';
-import { listAggregateMembers as listProviderAggregateMembers, listSearchEntries } from './providers.js';
+import { agreesWithEntries, listAggregateMembers as listProviderAggregateMembers, listSearchEntries } from './providers.js';
 import { batchGet, projectionOf, queryPage, withProjection, type Item, type Projection } from './reads.js';
 import { BY_SHARD_INDEX } from './table-definition.js';
 import { allShards, decodeSearchProvider, providerKey, ProviderAttribute, SEARCH_ATTRIBUTES } from './items/provider.js';
@@ -45,7 +45,8 @@ export async function getProvidersForSearch(uuids: string[], counter: ReadCounte
 /** The sharing providers: all of them, or those in any of the given aggregates. */
 export async function listSharingProviders(counter: ReadCounter, aggregates?: string[]): Promise<SearchProvider[]> {
   const partitions = aggregates === undefined ? [SHARING_PK] : aggregates.map(sharingPartition);
-  return getProvidersForSearch(await listSearchEntries(partitions, (scanned) => (counter.items += scanned)), counter);
+  const providers = await getProvidersForSearch(await listSearchEntries(partitions, (scanned) => (counter.items += scanned)), counter);
+  return providers.filter((provider) => agreesWithEntries(provider, aggregates, true));
 }
 
 /** The uuids of the providers in any of the aggregates. */

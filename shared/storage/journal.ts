@@ -179,7 +179,7 @@ async function read<T extends { ConsumedCapacity?: Consumed }>(request: () => Pr
  * one has ended, so that nothing of this step is still under way when the
  * caller decides what to do next.
  */
-async function eachConcurrently<T>(items: readonly T[], work: (item: T, index: number) => Promise<void>, concurrency = CONCURRENCY): Promise<void> {
+export async function eachConcurrently<T>(items: readonly T[], work: (item: T, index: number) => Promise<void>, concurrency = CONCURRENCY): Promise<void> {
   let next = 0;
   let failure: { error: unknown } | undefined;
   const worker = async () => {
@@ -197,7 +197,7 @@ async function eachConcurrently<T>(items: readonly T[], work: (item: T, index: n
 }
 
 /** The items in order, cut into parts of at most `size` each. */
-function partsOfSize<T>(items: readonly T[], size: number): T[][] {
+export function partsOfSize<T>(items: readonly T[], size: number): T[][] {
   const parts: T[][] = [];
   for (let start = 0; start < items.length; start += size) parts.push(items.slice(start, start + size));
   return parts;

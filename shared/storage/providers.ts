@@ -4,7 +4,17 @@ import { freeCapacities } from '../domain/capacity.js';
 import { renameEntry } from '../domain/class-rename.js';
 import { nextAncestor, type Lineage } from '../domain/provider-tree.js';
 import { SHARING_TRAIT } from '../domain/standard-catalog.js';
-import { tableName } from './client.js';
+import { randomUUID } from 'node:crypto';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config.js';
+import { dynamo, tableName } from './client.js';
+import { recordConsumedCapacity, RETURN_CONSUMED_CAPACITY } from './consumed-capacity.js';
+import { timeLeftMs } from './deadline.js';
+import { eachConcurrently, partsOfSize } from './journal.js';
+import { writesFormat } from './storage-format.js';
+import { MAX_TRANSACTION_ITEMS } from './transact.js';
+import type { Plan } from './transaction.js';
 import { Expression } from './expression.js';
 import { batchGet, getItem, projectionOf, queryAll, withProjection, type Projection } from './reads.js';
 import { BY_SHARD_INDEX } from './table-definition.js';
@@ -25,6 +35,7 @@ import {
   type ProviderCapacity,
 } from './items/provider.js';
 import { decodeProviderName, encodeProviderName, providerNameKey } from './items/provider-name.js';
+import { decodeEntryCleanup, encodeEntryCleanup, entryCleanupKey, ENTRY_CLEANUPS_PK, type EntryCleanup } from './items/entry-cleanup.js';
 import {
   aggregateMemberKey,
   aggregatePartition,
@@ -165,6 +176,18 @@ export async function listSearchEntries(partitions: string[], onPage?: (scanned:
   return [...new Set(pages.flat().map(decodeSearchEntry))];
 }
 
+/**
+ * Whether a provider, read, agrees with the search entries it was found by:
+ * it is in one of the aggregates (when they are given) and, for sharing
+ * entries, shares through them. Readers take an entry only as far as this:
+ * a deleted provider's entries outlive it for a moment (providerDeletion),
+ * and one created again under the same uuid is a new provider.
+ */
+export function agreesWithEntries(provider: Pick<Provider, 'aggregates' | 'traits'>, aggregates: readonly string[] | undefined, sharing: boolean): boolean {
+  if (sharing && !provider.traits.includes(SHARING_TRAIT)) return false;
+  return aggregates === undefined || provider.aggregates.some((aggregate) => aggregates.includes(aggregate));
+}
+
 /** The uuids of the providers in any of the aggregates, from their membership items; `onPage` hears how many items each page read. */
 export const listAggregateMembers = (aggregates: string[], onPage?: (scanned: number) => void): Promise<string[]> =>
   listSearchEntries(aggregates.map(aggregatePartition), onPage);
@@ -179,7 +202,7 @@ export const listAggregateMembers = (aggregates: string[], onPage?: (scanned: nu
  */
 export async function listAggregateProviders(aggregates: string[], { sharingOnly = false }: { sharingOnly?: boolean } = {}): Promise<Provider[]> {
   const uuids = sharingOnly ? await listSearchEntries(aggregates.map(sharingPartition)) : await listAggregateMembers(aggregates);
-  return [...(await getProviders(uuids, { consistent: false })).values()];
+  return [...(await getProviders(uuids, { consistent: false })).values()].filter((provider) => agreesWithEntries(provider, aggregates, sharingOnly));
 }
 
 /** The condition that a provider's inventories are still as read: a class renamed meanwhile changes them and nothing else. */
@@ -363,7 +386,7 @@ export function providerChangesWrites(changes: readonly ProviderChange[], errors
 }
 
 /** The writes of one change that touch items of that provider alone, and its parents' children. */
-function providerItemWrites({ before, after, lineage = [] }: ProviderChange, errors: ProviderChangeErrors): Write[] {
+function providerItemWrites({ before, after, lineage = [] }: ProviderChange, errors: ProviderChangeErrors, { withSearchEntries = true } = {}): Write[] {
   const writes: Write[] = [];
   if (after === undefined) writes.push(deleteProvider(before!, errors.onStale));
   else writes.push(putProvider(after, before, errors.onStale));
@@ -384,7 +407,7 @@ function providerItemWrites({ before, after, lineage = [] }: ProviderChange, err
     if (after?.parentUuid) writes.push(linkChild(after.parentUuid, after.uuid, 'ADD', take(after.parentUuid)));
     writes.push(...[...above.values()].map(stillInPlace));
   }
-  return [...writes, ...searchEntryWrites(before, after)];
+  return withSearchEntries ? [...writes, ...searchEntryWrites(before, after)] : writes;
 }
 
 /** The custom class and trait use counts the changes move, net per use-count shard. */
@@ -418,19 +441,21 @@ function useCountWrites(changes: readonly ProviderChange[], errors: ProviderChan
   return writes;
 }
 
+/** The keys of the search entries (search-entry.ts) of a provider in these aggregates, sharing through them or not, by a name of each. */
+function searchEntryKeys(uuid: string, aggregates: readonly string[], sharing: boolean): Map<string, Key> {
+  const keys = new Map<string, Key>();
+  if (sharing) keys.set('sharing', sharingMarkerKey(uuid));
+  for (const aggregate of aggregates) {
+    keys.set(`aggregate ${aggregate}`, aggregateMemberKey(aggregate, uuid));
+    if (sharing) keys.set(`sharing ${aggregate}`, sharingInAggregateKey(aggregate, uuid));
+  }
+  return keys;
+}
+
 /** The search entries (search-entry.ts) a provider change adds and removes. */
 function searchEntryWrites(before: Provider | undefined, after: Provider | undefined): Write[] {
-  const entries = (provider: Provider | undefined): Map<string, Key> => {
-    const keys = new Map<string, Key>();
-    if (provider === undefined) return keys;
-    const sharing = provider.traits.includes(SHARING_TRAIT);
-    if (sharing) keys.set('sharing', sharingMarkerKey(provider.uuid));
-    for (const aggregate of provider.aggregates) {
-      keys.set(`aggregate ${aggregate}`, aggregateMemberKey(aggregate, provider.uuid));
-      if (sharing) keys.set(`sharing ${aggregate}`, sharingInAggregateKey(aggregate, provider.uuid));
-    }
-    return keys;
-  };
+  const entries = (provider: Provider | undefined): Map<string, Key> =>
+    provider === undefined ? new Map() : searchEntryKeys(provider.uuid, provider.aggregates, provider.traits.includes(SHARING_TRAIT));
   const old = entries(before);
   const next = entries(after);
   const writes: Write[] = [];
@@ -441,4 +466,99 @@ function searchEntryWrites(before: Provider | undefined, after: Provider | undef
     if (!next.has(name)) writes.push({ item: { Delete: { TableName: tableName(), Key: key } } });
   }
   return writes;
+}
+
+/**
+ * From this storage format on, every release that may run reads a search
+ * entry only as far as the provider it names, read, agrees (a format is
+ * finalized only once no older release runs; release 1.0.0 took every entry
+ * at its word): a provider's deletion can then leave its entries behind for
+ * a moment and remove them after its commit.
+ */
+const ENTRIES_AFTER_DELETION_SINCE_FORMAT = 2;
+
+/** How long before the invocation's deadline a cleanup stops, leaving the rest to the sweeper. */
+const CLEANUP_TIME_KEPT_MS = 1_000;
+
+/**
+ * A provider's deletion. Where its writes fit one transaction, they are the
+ * usual ones. A provider in thousands of aggregates has as many search
+ * entries, and deleting them in the commit made it a multi-step change of
+ * thousands of fenced writes (11 s for 2,000 aggregates on DynamoDB Local).
+ * Where the table's format allows (above), the commit instead deletes the
+ * provider and writes an entry cleanup item (items/entry-cleanup.ts); the
+ * entries, which no reader takes for a provider that is not there, are
+ * removed after it, and the cleanup item last. A crash in between leaves
+ * the item to the sweeper.
+ */
+export function providerDeletion(provider: Provider): Plan<undefined> {
+  const writes = providerChangeWrites(provider, undefined);
+  if (writes.length <= MAX_TRANSACTION_ITEMS || writesFormat() < ENTRIES_AFTER_DELETION_SINCE_FORMAT) return { writes };
+  const change: ProviderChange = { before: provider, after: undefined };
+  const cleanup: EntryCleanup = {
+    key: entryCleanupKey(provider.uuid, randomUUID()),
+    uuid: provider.uuid,
+    aggregates: provider.aggregates,
+    sharing: provider.traits.includes(SHARING_TRAIT),
+    due: Date.now() + config.changeLeaseMs,
+  };
+  return {
+    writes: [
+      ...providerItemWrites(change, {}, { withSearchEntries: false }),
+      ...useCountWrites([change], {}),
+      { item: { Put: { TableName: tableName(), Item: encodeEntryCleanup(cleanup) } } },
+    ],
+    afterCommit: async () => {
+      await cleanUpEntries(cleanup);
+    },
+  };
+}
+
+/**
+ * Removes a deleted provider's search entries, then its cleanup item; true
+ * when done. Each transaction of entry deletes also checks that the provider
+ * is still absent: one created again under the same uuid may have entries of
+ * its own by now, and those stay (with any of the old ones in the same
+ * transaction, which readers do not take unless the new provider agrees).
+ * Whatever stops it (the invocation's time, a throttle, a lost connection),
+ * it returns false and leaves the cleanup item for the sweeper: the
+ * deletion it follows has committed and must not be answered as a failure.
+ */
+export async function cleanUpEntries(cleanup: EntryCleanup): Promise<boolean> {
+  const keys = [...searchEntryKeys(cleanup.uuid, cleanup.aggregates, cleanup.sharing).values()];
+  const stillAbsent = { ConditionCheck: { TableName: tableName(), Key: providerKey(cleanup.uuid), ConditionExpression: 'attribute_not_exists(pk)' } };
+  try {
+    await eachConcurrently(partsOfSize(keys, MAX_TRANSACTION_ITEMS - 1), async (part) => {
+      if (timeLeftMs() < CLEANUP_TIME_KEPT_MS) throw new Error('out of time');
+      const deletes = part.map((key) => ({ Delete: { TableName: tableName(), Key: key } }));
+      try {
+        const output = await dynamo().send(
+          new TransactWriteCommand({ TransactItems: [stillAbsent, ...deletes], ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY }),
+        );
+        recordConsumedCapacity(output.ConsumedCapacity, 'write');
+      } catch (error) {
+        const recreated = error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed';
+        if (!recreated) throw error;
+      }
+    });
+    recordConsumedCapacity(
+      (await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: cleanup.key, ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY }))).ConsumedCapacity,
+      'write',
+    );
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Finishes the entry cleanups whose request did not (their `due` passed); returns how many it finished. The sweeper runs it. */
+export async function sweepEntryCleanups(): Promise<number> {
+  const open = (await queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': ENTRY_CLEANUPS_PK }, ConsistentRead: true })).map(
+    decodeEntryCleanup,
+  );
+  let finished = 0;
+  for (const cleanup of open) {
+    if (cleanup.due < Date.now() && (await cleanUpEntries(cleanup))) finished++;
+  }
+  return finished;
 }

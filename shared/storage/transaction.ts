@@ -87,6 +87,8 @@ export async function commit(writes: Write[]): Promise<void> {
 export interface Plan<T> {
   writes: Write[];
   result?: T;
+  /** Work the commit leaves to do once it stands; it cannot fail the change (it keeps what it did not finish for the sweeper). */
+  afterCommit?: () => Promise<void>;
 }
 
 /**
@@ -106,6 +108,7 @@ export async function readPlanCommit<T = undefined>(
     try {
       const plan = await attempt(retry);
       await commit(plan.writes);
+      await plan.afterCommit?.();
       return plan.result as T;
     } catch (error) {
       if (!(error instanceof ConcurrentUpdate)) throw error;

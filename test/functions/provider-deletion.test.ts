@@ -1,0 +1,118 @@
+/**
+ * Deleting a provider in hundreds of aggregates (shared/storage/providers.ts
+ * providerDeletion): its search entries are removed after the commit, and
+ * until they are, no reader takes them. A deletion whose request died
+ * between its commit and its cleanup is made here by committing the
+ * deletion's writes without what follows them; the sweeper then finishes it.
+ */
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { PlacementClient } from '../../admin/placement-client.js';
+import { handler as sweeper } from '../../functions/change-sweeper.js';
+import { config } from '../../shared/config.js';
+import { ENTRY_CLEANUPS_PK } from '../../shared/storage/items/entry-cleanup.js';
+import { aggregatePartition, SHARING_PK, sharingPartition } from '../../shared/storage/items/search-entry.js';
+import { getProvider, providerDeletion } from '../../shared/storage/providers.js';
+import { queryAll } from '../../shared/storage/reads.js';
+import { commit } from '../../shared/storage/transaction.js';
+import { useLocalService } from '../support/local-service.js';
+
+const service = useLocalService();
+let api: PlacementClient;
+beforeAll(() => {
+  api = new PlacementClient(service.url, { version: '1.39' });
+});
+
+const AGGREGATES = 300;
+
+async function ok(response: Promise<{ status: number; body: any }>, status: number) {
+  const answer = await response;
+  expect(answer.status, JSON.stringify(answer.body)).toBe(status);
+  return answer.body;
+}
+
+/** A provider sharing DISK_GB through `AGGREGATES` aggregates (3 search entries each, one more for sharing): a deletion past one transaction. */
+async function sharingPool(aggregates: string[]): Promise<string> {
+  const uuid = randomUUID();
+  await ok(api.post('/resource_providers', { uuid, name: `pool-${uuid}` }), 200);
+  await ok(api.put(`/resource_providers/${uuid}/inventories`, { resource_provider_generation: 0, inventories: { DISK_GB: { total: 1000 } } }), 200);
+  await ok(api.put(`/resource_providers/${uuid}/traits`, { resource_provider_generation: 1, traits: ['MISC_SHARES_VIA_AGGREGATE'] }), 200);
+  await ok(api.put(`/resource_providers/${uuid}/aggregates`, { resource_provider_generation: 2, aggregates }), 200);
+  return uuid;
+}
+
+/** A compute node in the first aggregate, which finds the pool's disk through it. */
+async function computeNode(aggregate: string): Promise<string> {
+  const uuid = randomUUID();
+  await ok(api.post('/resource_providers', { uuid, name: `node-${uuid}` }), 200);
+  await ok(api.put(`/resource_providers/${uuid}/inventories`, { resource_provider_generation: 0, inventories: { VCPU: { total: 8 } } }), 200);
+  await ok(api.put(`/resource_providers/${uuid}/aggregates`, { resource_provider_generation: 1, aggregates: [aggregate] }), 200);
+  return uuid;
+}
+
+/** The stored search entries and entry cleanup items that name the provider. */
+async function leftOf(uuid: string, aggregates: string[]) {
+  const partitions = [...aggregates.map(aggregatePartition), ...aggregates.map(sharingPartition), SHARING_PK];
+  const named = async (pk: string) =>
+    (await queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } })).filter((item) => item.uuid === uuid);
+  const entries = (await Promise.all(partitions.map(named))).flat();
+  return { entries: entries.length, cleanups: (await named(ENTRY_CLEANUPS_PK)).length };
+}
+
+/** What readers answer about the aggregates: the member_of listing, the sharing listing, and the candidates the pool's disk could be in. */
+async function readers(aggregates: string[]) {
+  const members = await ok(api.get(`/resource_providers?member_of=in:${aggregates.slice(0, 5).join(',')}`), 200);
+  const sharing = await ok(api.get(`/resource_providers?member_of=${aggregates[0]}&required=MISC_SHARES_VIA_AGGREGATE`), 200);
+  const candidates = await ok(api.get(`/allocation_candidates?resources=VCPU:1,DISK_GB:10&member_of=${aggregates[0]}`), 200);
+  return {
+    members: members.resource_providers.map((provider: { uuid: string }) => provider.uuid).sort(),
+    sharing: sharing.resource_providers.map((provider: { uuid: string }) => provider.uuid),
+    disks: candidates.allocation_requests.filter((request: any) => Object.values(request.allocations).some((entry: any) => 'DISK_GB' in entry.resources))
+      .length,
+  };
+}
+
+describe('deleting a provider in hundreds of aggregates', () => {
+  it('answers 204 and leaves none of its search entries, nor its cleanup', async () => {
+    const aggregates = Array.from({ length: AGGREGATES }, () => randomUUID());
+    const pool = await sharingPool(aggregates);
+    const node = await computeNode(aggregates[0]!);
+    expect(await leftOf(pool, aggregates)).toEqual({ entries: 2 * AGGREGATES + 1, cleanups: 0 });
+    expect(await readers(aggregates)).toEqual({ members: [node, pool].sort(), sharing: [pool], disks: 1 });
+
+    await ok(api.delete(`/resource_providers/${pool}`), 204);
+
+    expect(await leftOf(pool, aggregates)).toEqual({ entries: 0, cleanups: 0 });
+    expect(await readers(aggregates)).toEqual({ members: [node], sharing: [], disks: 0 });
+  }, 300_000);
+
+  it('when its request dies after the commit: readers take no leftover entry, a provider created again under the uuid is a new one, and the sweeper removes the rest', async () => {
+    const aggregates = Array.from({ length: AGGREGATES }, () => randomUUID());
+    const [left, recreated] = [await sharingPool(aggregates), await sharingPool(aggregates)];
+    const node = await computeNode(aggregates[0]!);
+
+    // Each deletion's commit, without the cleanup its request does after it.
+    for (const uuid of [left, recreated]) {
+      const { writes, afterCommit } = providerDeletion((await getProvider(uuid))!);
+      expect(afterCommit).toBeDefined();
+      await commit(writes);
+    }
+    expect(await leftOf(left, aggregates)).toEqual({ entries: 2 * AGGREGATES + 1, cleanups: 1 });
+    expect(await readers(aggregates)).toEqual({ members: [node], sharing: [], disks: 0 });
+
+    // The same uuid, in none of the aggregates and sharing nothing.
+    await ok(api.post('/resource_providers', { uuid: recreated, name: `again-${recreated}` }), 200);
+    await ok(api.put(`/resource_providers/${recreated}/inventories`, { resource_provider_generation: 0, inventories: { DISK_GB: { total: 1000 } } }), 200);
+    expect(await readers(aggregates)).toEqual({ members: [node], sharing: [], disks: 0 });
+
+    // Not before its request's lease has passed: that request may still be at it.
+    expect((await sweeper()).entryCleanups).toBe(0);
+    await sleep(config.changeLeaseMs);
+    expect((await sweeper()).entryCleanups).toBe(2);
+    expect(await leftOf(left, aggregates)).toEqual({ entries: 0, cleanups: 0 });
+    // The recreated provider's cleanup stops at its first check: the entries stay, and still count for nothing.
+    expect((await leftOf(recreated, aggregates)).cleanups).toBe(0);
+    expect(await readers(aggregates)).toEqual({ members: [node], sharing: [], disks: 0 });
+  }, 300_000);
+});
