@@ -62,7 +62,7 @@ const CONCURRENCY = 32;
  * DynamoDB Local, which the service also runs on, serialises transactions
  * behind a lock it gives up waiting on under load (a 500).
  */
-const TRANSACTION_CONCURRENCY = 8;
+export const TRANSACTION_CONCURRENCY = 8;
 /** Items of one BatchWriteItem, DynamoDB's most. */
 const BATCH_WRITES = 25;
 /**

@@ -11,7 +11,7 @@ import { config } from '../config.js';
 import { dynamo, tableName } from './client.js';
 import { recordConsumedCapacity, RETURN_CONSUMED_CAPACITY } from './consumed-capacity.js';
 import { timeLeftMs } from './deadline.js';
-import { eachConcurrently, partsOfSize } from './journal.js';
+import { eachConcurrently, partsOfSize, TRANSACTION_CONCURRENCY } from './journal.js';
 import { writesFormat } from './storage-format.js';
 import { MAX_TRANSACTION_ITEMS } from './transact.js';
 import type { Plan } from './transaction.js';
@@ -479,6 +479,10 @@ const ENTRIES_AFTER_DELETION_SINCE_FORMAT = 2;
 
 /** How long before the invocation's deadline a cleanup stops, leaving the rest to the sweeper. */
 const CLEANUP_TIME_KEPT_MS = 1_000;
+/** Entry deletes of one cleanup transaction, beside its check that the provider is still absent. */
+const ENTRIES_PER_TRANSACTION = MAX_TRANSACTION_ITEMS - 1;
+/** The most entries a deletion's request removes itself: one round of transactions. More are left to the sweeper. */
+const ENTRIES_REMOVED_BY_THE_REQUEST = TRANSACTION_CONCURRENCY * ENTRIES_PER_TRANSACTION;
 
 /**
  * A provider's deletion. Where its writes fit one transaction, they are the
@@ -486,21 +490,26 @@ const CLEANUP_TIME_KEPT_MS = 1_000;
  * entries, and deleting them in the commit made it a multi-step change of
  * thousands of fenced writes (11 s for 2,000 aggregates on DynamoDB Local).
  * Where the table's format allows (above), the commit instead deletes the
- * provider and writes an entry cleanup item (items/entry-cleanup.ts); the
+ * provider and writes an entry cleanup item (items/entry-cleanup.ts). The
  * entries, which no reader takes for a provider that is not there, are
- * removed after it, and the cleanup item last. A crash in between leaves
- * the item to the sweeper.
+ * removed after it, then the cleanup item: by the request when they take
+ * one round of transactions, else by the sweeper (at most a minute later in
+ * AWS), so that the deletion answers in the time of one transaction. A
+ * request that dies after the commit leaves its cleanup to the sweeper too,
+ * once its lease has passed.
  */
 export function providerDeletion(provider: Provider): Plan<undefined> {
   const writes = providerChangeWrites(provider, undefined);
   if (writes.length <= MAX_TRANSACTION_ITEMS || writesFormat() < ENTRIES_AFTER_DELETION_SINCE_FORMAT) return { writes };
   const change: ProviderChange = { before: provider, after: undefined };
+  const sharing = provider.traits.includes(SHARING_TRAIT);
+  const byRequest = searchEntryKeys(provider.uuid, provider.aggregates, sharing).size <= ENTRIES_REMOVED_BY_THE_REQUEST;
   const cleanup: EntryCleanup = {
     key: entryCleanupKey(provider.uuid, randomUUID()),
     uuid: provider.uuid,
     aggregates: provider.aggregates,
-    sharing: provider.traits.includes(SHARING_TRAIT),
-    due: Date.now() + config.changeLeaseMs,
+    sharing,
+    due: byRequest ? Date.now() + config.changeLeaseMs : Date.now(),
   };
   return {
     writes: [
@@ -508,9 +517,11 @@ export function providerDeletion(provider: Provider): Plan<undefined> {
       ...useCountWrites([change], {}),
       { item: { Put: { TableName: tableName(), Item: encodeEntryCleanup(cleanup) } } },
     ],
-    afterCommit: async () => {
-      await cleanUpEntries(cleanup);
-    },
+    ...(byRequest && {
+      afterCommit: async () => {
+        await cleanUpEntries(cleanup);
+      },
+    }),
   };
 }
 
@@ -528,19 +539,23 @@ export async function cleanUpEntries(cleanup: EntryCleanup): Promise<boolean> {
   const keys = [...searchEntryKeys(cleanup.uuid, cleanup.aggregates, cleanup.sharing).values()];
   const stillAbsent = { ConditionCheck: { TableName: tableName(), Key: providerKey(cleanup.uuid), ConditionExpression: 'attribute_not_exists(pk)' } };
   try {
-    await eachConcurrently(partsOfSize(keys, MAX_TRANSACTION_ITEMS - 1), async (part) => {
-      if (timeLeftMs() < CLEANUP_TIME_KEPT_MS) throw new Error('out of time');
-      const deletes = part.map((key) => ({ Delete: { TableName: tableName(), Key: key } }));
-      try {
-        const output = await dynamo().send(
-          new TransactWriteCommand({ TransactItems: [stillAbsent, ...deletes], ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY }),
-        );
-        recordConsumedCapacity(output.ConsumedCapacity, 'write');
-      } catch (error) {
-        const recreated = error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed';
-        if (!recreated) throw error;
-      }
-    });
+    await eachConcurrently(
+      partsOfSize(keys, ENTRIES_PER_TRANSACTION),
+      async (part) => {
+        if (timeLeftMs() < CLEANUP_TIME_KEPT_MS) throw new Error('out of time');
+        const deletes = part.map((key) => ({ Delete: { TableName: tableName(), Key: key } }));
+        try {
+          const output = await dynamo().send(
+            new TransactWriteCommand({ TransactItems: [stillAbsent, ...deletes], ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY }),
+          );
+          recordConsumedCapacity(output.ConsumedCapacity, 'write');
+        } catch (error) {
+          const recreated = error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed';
+          if (!recreated) throw error;
+        }
+      },
+      TRANSACTION_CONCURRENCY,
+    );
     recordConsumedCapacity(
       (await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: cleanup.key, ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY }))).ConsumedCapacity,
       'write',

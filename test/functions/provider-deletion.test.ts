@@ -1,7 +1,7 @@
 /**
  * Deleting a provider in hundreds of aggregates (shared/storage/providers.ts
- * providerDeletion): its search entries are removed after the commit, and
- * until they are, no reader takes them. A deletion whose request died
+ * providerDeletion): its search entries are removed after the commit, by
+ * the request or by the sweeper, and until they are, no reader takes them. A deletion whose request died
  * between its commit and its cleanup is made here by committing the
  * deletion's writes without what follows them; the sweeper then finishes it.
  */
@@ -18,7 +18,8 @@ import { queryAll } from '../../shared/storage/reads.js';
 import { commit } from '../../shared/storage/transaction.js';
 import { useLocalService } from '../support/local-service.js';
 
-const service = useLocalService();
+// The service's own sweeps (every 30 s) would race the test's: only the test sweeps.
+const service = useLocalService(() => ({ PLACEMENT_LOCAL_SWEEP_SECONDS: '0' }));
 let api: PlacementClient;
 beforeAll(() => {
   api = new PlacementClient(service.url, { version: '1.39' });
@@ -32,7 +33,7 @@ async function ok(response: Promise<{ status: number; body: any }>, status: numb
   return answer.body;
 }
 
-/** A provider sharing DISK_GB through `AGGREGATES` aggregates (3 search entries each, one more for sharing): a deletion past one transaction. */
+/** A provider sharing DISK_GB through the aggregates (2 search entries each, one more for sharing): a deletion past one transaction. */
 async function sharingPool(aggregates: string[]): Promise<string> {
   const uuid = randomUUID();
   await ok(api.post('/resource_providers', { uuid, name: `pool-${uuid}` }), 200);
@@ -85,6 +86,20 @@ describe('deleting a provider in hundreds of aggregates', () => {
 
     expect(await leftOf(pool, aggregates)).toEqual({ entries: 0, cleanups: 0 });
     expect(await readers(aggregates)).toEqual({ members: [node], sharing: [], disks: 0 });
+  }, 300_000);
+
+  it('leaves more entries than one round of transactions removes to the sweeper, which may take them at once', async () => {
+    const aggregates = Array.from({ length: 2 * AGGREGATES }, () => randomUUID());
+    const pool = await sharingPool(aggregates);
+    const node = await computeNode(aggregates[0]!);
+    expect(providerDeletion((await getProvider(pool))!).afterCommit).toBeUndefined();
+
+    await ok(api.delete(`/resource_providers/${pool}`), 204);
+    expect(await leftOf(pool, aggregates)).toEqual({ entries: 4 * AGGREGATES + 1, cleanups: 1 });
+    expect(await readers(aggregates)).toEqual({ members: [node], sharing: [], disks: 0 });
+
+    expect((await sweeper()).entryCleanups).toBe(1);
+    expect(await leftOf(pool, aggregates)).toEqual({ entries: 0, cleanups: 0 });
   }, 300_000);
 
   it('when its request dies after the commit: readers take no leftover entry, a provider created again under the uuid is a new one, and the sweeper removes the rest', async () => {
