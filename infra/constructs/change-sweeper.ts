@@ -1,6 +1,7 @@
 /**
  * The change sweeper: a scheduled function that finishes the multi-step
- * changes of writers that died (functions/change-sweeper.ts), every minute.
+ * changes of writers that died and removes deleted providers' search entries
+ * (functions/change-sweeper.ts), every minute.
  */
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { Rule } from 'aws-cdk-lib/aws-events';
@@ -27,7 +28,8 @@ export class ChangeSweeper extends Construct {
       ...props,
       entry: CHANGE_SWEEPER_ENTRY,
       description: 'Placement change sweeper: finishes the multi-step changes of writers that died',
-      // A sweep reads one partition of open changes; finishing a large dead change writes a few thousand items.
+      // A sweep reads the partitions of open changes and entry cleanups; finishing a large dead change, or removing a
+      // deleted provider's thousands of search entries, writes a few thousand items.
       settings: { memoryMb: 256, timeoutSeconds: 60 },
       access: 'readWrite',
       everyMinutes: 1,
