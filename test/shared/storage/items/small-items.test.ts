@@ -11,6 +11,7 @@ import {
   useCountKeys,
 } from '../../../../shared/storage/items/catalog-use-count.js';
 import { decodeProviderName, encodeProviderName, PROVIDER_NAME_TYPE, providerNameKey } from '../../../../shared/storage/items/provider-name.js';
+import { decodeEntryCleanup, encodeEntryCleanup, ENTRY_CLEANUP_TYPE, entryCleanupKey } from '../../../../shared/storage/items/entry-cleanup.js';
 import {
   aggregateMemberKey,
   decodeSearchEntry,
@@ -34,6 +35,13 @@ describe('the small item models', () => {
   it("writes the consumer's uuid as release 1.0.0 reads it in format 1 only", () => {
     expect(encodeAllocation(uuid, { consumerUuid: 'd1', resources: { VCPU: 1 } }, 1)).toHaveProperty('consumerUuid', 'd1');
     expect(encodeAllocation(uuid, { consumerUuid: 'd1', resources: { VCPU: 1 } }, 2)).not.toHaveProperty('consumerUuid');
+  });
+
+  it('round-trip an entry cleanup, keyed by the provider and the deletion', () => {
+    const cleanup = { key: entryCleanupKey(uuid, 'deletion-1'), uuid, aggregates: ['g1', 'g2'], sharing: true, due: 1_700_000_000_000 };
+    const item = encodeEntryCleanup(cleanup);
+    expect(item).toMatchObject({ pk: 'ENTRY_CLEANUPS', sk: `${uuid}#deletion-1`, type: ENTRY_CLEANUP_TYPE });
+    expect(decodeEntryCleanup(item)).toEqual(cleanup);
   });
 
   it('round-trip a provider name', () => {
