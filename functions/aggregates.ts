@@ -9,7 +9,7 @@ import type { Operations, Reply } from '../shared/http/types.js';
 import type { PlacementRequest } from '../shared/http/request.js';
 import type { Provider } from '../shared/domain/model.js';
 import * as schemas from '../shared/schemas/aggregate.js';
-import { providerChangeWrites } from '../shared/storage/providers.js';
+import { providerChangePlan } from '../shared/storage/providers.js';
 import { readPlanCommit } from '../shared/storage/transaction.js';
 import { loadProvider } from '../shared/http/provider-lookup.js';
 
@@ -51,7 +51,7 @@ async function setAggregates(request: PlacementRequest): Promise<Reply> {
     const next: Provider = withGeneration
       ? { ...current, aggregates: body.aggregates, generation: current.generation + 1, updatedAt: new Date().toISOString() }
       : { ...current, aggregates: body.aggregates };
-    return { writes: providerChangeWrites(current, next), result: next };
+    return { ...providerChangePlan(current, next), result: next };
   });
   return aggregatesReply(request, after, body.aggregates);
 }

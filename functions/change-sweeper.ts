@@ -3,7 +3,7 @@
  * change whose writer died, rolling a committed one forward and any other
  * back (shared/storage/journal.ts, docs/design/multi-step-changes.md), and
  * removes the search entries of deleted providers that their requests left
- * (shared/storage/providers.ts providerDeletion). Requests finish what they
+ * (shared/storage/providers.ts providerChangePlan). Requests finish what they
  * meet themselves; this covers what nobody reads.
  */
 import { logger } from '../shared/http/logger.js';

@@ -22,7 +22,7 @@ import {
   listProviders,
   listTreeOf,
   providerChangeWrites,
-  providerDeletion,
+  providerChangePlan,
 } from '../shared/storage/providers.js';
 import { resourceClasses, traits } from '../shared/storage/catalog.js';
 import { readPlanCommit } from '../shared/storage/transaction.js';
@@ -240,7 +240,7 @@ async function deleteResourceProvider(request: PlacementRequest) {
     if (allocations.size > 0) {
       throw conflict(`Unable to delete resource provider ${uuid}: Resource provider has allocations.`, ErrorCode.PROVIDER_IN_USE);
     }
-    return providerDeletion(provider);
+    return providerChangePlan(provider, undefined);
   });
   return { status: 204 };
 }

@@ -197,7 +197,7 @@ async function seedRoots(
     ))
       known.set(provider.uuid, provider);
     // A provider deleted after its membership was read is not there to read: it is left out, as if read a moment later;
-    // so is one whose membership outlived it (providerDeletion) and one created again under its uuid.
+    // so is one whose membership outlived it (providerChangePlan) and one created again under its uuid.
     const found = members.flatMap((uuid) => known.get(uuid) ?? []).filter((provider) => agreesWithEntries(provider, ofAggregates, false));
     for (const provider of found) roots.add(provider.rootUuid);
     for (const aggregate of ofAggregates) listed.add(aggregate);

@@ -11,7 +11,7 @@ import { config } from '../config.js';
 import { dynamo, tableName } from './client.js';
 import { recordConsumedCapacity, RETURN_CONSUMED_CAPACITY } from './consumed-capacity.js';
 import { timeLeftMs } from './deadline.js';
-import { eachConcurrently, partsOfSize, TRANSACTION_CONCURRENCY } from './journal.js';
+import { eachConcurrently, FENCE_ATTRIBUTE, TRANSACTION_CONCURRENCY } from './journal.js';
 import { writesFormat } from './storage-format.js';
 import { MAX_TRANSACTION_ITEMS } from './transact.js';
 import type { Plan } from './transaction.js';
@@ -180,7 +180,7 @@ export async function listSearchEntries(partitions: string[], onPage?: (scanned:
  * Whether a provider, read, agrees with the search entries it was found by:
  * it is in one of the aggregates (when they are given) and, for sharing
  * entries, shares through them. Readers take an entry only as far as this:
- * a deleted provider's entries outlive it for a moment (providerDeletion),
+ * a deleted provider's entries outlive it for a moment (providerChangePlan),
  * and one created again under the same uuid is a new provider.
  */
 export function agreesWithEntries(provider: Pick<Provider, 'aggregates' | 'traits'>, aggregates: readonly string[] | undefined, sharing: boolean): boolean {
@@ -472,50 +472,61 @@ function searchEntryWrites(before: Provider | undefined, after: Provider | undef
  * From this storage format on, every release that may run reads a search
  * entry only as far as the provider it names, read, agrees (a format is
  * finalized only once no older release runs; release 1.0.0 took every entry
- * at its word): a provider's deletion can then leave its entries behind for
- * a moment and remove them after its commit.
+ * at its word): a change can then leave entries that no longer agree behind
+ * for a moment and remove them after its commit.
  */
-const ENTRIES_AFTER_DELETION_SINCE_FORMAT = 2;
+const ENTRIES_AFTER_COMMIT_SINCE_FORMAT = 2;
 
 /** How long before the invocation's deadline a cleanup stops, leaving the rest to the sweeper. */
 const CLEANUP_TIME_KEPT_MS = 1_000;
-/** Entry deletes of one cleanup transaction, beside its check that the provider is still absent. */
+/** Entry deletes of one cleanup transaction, beside its check of the provider. */
 const ENTRIES_PER_TRANSACTION = MAX_TRANSACTION_ITEMS - 1;
-/** The most entries a deletion's request removes itself: one round of transactions. More are left to the sweeper. */
+/** Aggregates one cleanup transaction checks: three operators each, of the 300 a DynamoDB expression may hold. */
+const AGGREGATES_PER_TRANSACTION = 90;
+/** The most entries a request removes itself: one round of transactions. More are left to the sweeper. */
 const ENTRIES_REMOVED_BY_THE_REQUEST = TRANSACTION_CONCURRENCY * ENTRIES_PER_TRANSACTION;
 
 /**
- * A provider's deletion. Where its writes fit one transaction, they are the
- * usual ones. A provider in thousands of aggregates has as many search
- * entries, and deleting them in the commit made it a multi-step change of
- * thousands of fenced writes (11 s for 2,000 aggregates on DynamoDB Local).
- * Where the table's format allows (above), the commit instead deletes the
- * provider and writes an entry cleanup item (items/entry-cleanup.ts). The
- * entries, which no reader takes for a provider that is not there, are
- * removed after it, then the cleanup item: by the request when they take
- * one round of transactions, else by the sweeper (at most a minute later in
- * AWS), so that the deletion answers in the time of one transaction. A
- * request that dies after the commit leaves its cleanup to the sweeper too,
- * once its lease has passed.
+ * A provider's deletion (`after` undefined) or change. Where its writes fit
+ * one transaction, they are the usual ones. A provider in thousands of
+ * aggregates has as many search entries, and deleting them in the commit
+ * made its deletion, or a change taking many aggregates away, a multi-step
+ * change of thousands of fenced writes (11 s for a deletion in 2,000
+ * aggregates on DynamoDB Local). Where the table's format allows (above),
+ * the commit instead writes everything else and an entry cleanup item
+ * (items/entry-cleanup.ts); the entries it no longer agrees with, which no
+ * reader takes, are removed after it, then the cleanup item: by the request
+ * when they take one round of transactions, else by the sweeper (at most a
+ * minute later in AWS), so that the change answers in the time of its other
+ * writes. A request that dies after the commit leaves its cleanup to the
+ * sweeper too, once its lease has passed. Entries a change adds stay in its
+ * commit: a reader must find a member as soon as the provider says it is one.
  */
-export function providerDeletion(provider: Provider): Plan<undefined> {
-  const writes = providerChangeWrites(provider, undefined);
-  if (writes.length <= MAX_TRANSACTION_ITEMS || writesFormat() < ENTRIES_AFTER_DELETION_SINCE_FORMAT) return { writes };
-  const change: ProviderChange = { before: provider, after: undefined };
-  const sharing = provider.traits.includes(SHARING_TRAIT);
-  const byRequest = searchEntryKeys(provider.uuid, provider.aggregates, sharing).size <= ENTRIES_REMOVED_BY_THE_REQUEST;
-  const cleanup: EntryCleanup = {
-    key: entryCleanupKey(provider.uuid, randomUUID()),
-    uuid: provider.uuid,
-    aggregates: provider.aggregates,
+export function providerChangePlan(before: Provider, after: Provider | undefined, errors: ProviderChangeErrors = {}): Plan<undefined> {
+  const writes = providerChangeWrites(before, after, errors);
+  if (writes.length <= MAX_TRANSACTION_ITEMS || writesFormat() < ENTRIES_AFTER_COMMIT_SINCE_FORMAT) return { writes };
+  const sharing = before.traits.includes(SHARING_TRAIT);
+  const stays = after === undefined ? new Set<string>() : new Set(after.aggregates);
+  // Only what the change takes away: a change of traits alone (sharing through the aggregates or not) keeps its plan.
+  if (after !== undefined && sharing !== after.traits.includes(SHARING_TRAIT)) return { writes };
+  const cleanup: Omit<EntryCleanup, 'due'> = {
+    key: entryCleanupKey(before.uuid, randomUUID()),
+    uuid: before.uuid,
+    aggregates: before.aggregates.filter((aggregate) => !stays.has(aggregate)),
     sharing,
-    due: byRequest ? Date.now() + config.changeLeaseMs : Date.now(),
+    marker: sharing && after === undefined,
   };
+  const removed = entryKeysOf(cleanup).length;
+  if (removed === 0) return { writes };
+  const byRequest = removed <= ENTRIES_REMOVED_BY_THE_REQUEST;
+  const change: ProviderChange = { before, after };
+  const added = searchEntryWrites(before, after).filter((write) => write.item.Put !== undefined);
   return {
     writes: [
-      ...providerItemWrites(change, {}, { withSearchEntries: false }),
-      ...useCountWrites([change], {}),
-      { item: { Put: { TableName: tableName(), Item: encodeEntryCleanup(cleanup) } } },
+      ...providerItemWrites(change, errors, { withSearchEntries: false }),
+      ...added,
+      ...useCountWrites([change], errors),
+      { item: { Put: { TableName: tableName(), Item: encodeEntryCleanup({ ...cleanup, due: Date.now() + (byRequest ? config.changeLeaseMs : 0) }) } } },
     ],
     ...(byRequest && {
       afterCommit: async () => {
@@ -525,37 +536,85 @@ export function providerDeletion(provider: Provider): Plan<undefined> {
   };
 }
 
+/** A search entry a cleanup removes, with the aggregate it is about (none: the sharing marker). */
+interface LeftEntry {
+  aggregate?: string;
+  key: Key;
+}
+
+/** The entries a cleanup removes. */
+function entryKeysOf(cleanup: Omit<EntryCleanup, 'key' | 'due'>): LeftEntry[] {
+  const keys: LeftEntry[] = cleanup.marker ? [{ key: sharingMarkerKey(cleanup.uuid) }] : [];
+  for (const aggregate of cleanup.aggregates) {
+    keys.push({ aggregate, key: aggregateMemberKey(aggregate, cleanup.uuid) });
+    if (cleanup.sharing) keys.push({ aggregate, key: sharingInAggregateKey(aggregate, cleanup.uuid) });
+  }
+  return keys;
+}
+
+/** The entries in parts of one transaction each, an aggregate's two entries always in the same part. */
+function cleanupParts(entries: LeftEntry[]): LeftEntry[][] {
+  const parts: LeftEntry[][] = [];
+  let part: LeftEntry[] = [];
+  let aggregates = new Set<string>();
+  for (const entry of entries) {
+    const newAggregate = entry.aggregate !== undefined && !aggregates.has(entry.aggregate);
+    if (part.length > 0 && newAggregate && (part.length + 2 > ENTRIES_PER_TRANSACTION || aggregates.size >= AGGREGATES_PER_TRANSACTION)) {
+      parts.push(part);
+      part = [];
+      aggregates = new Set();
+    }
+    part.push(entry);
+    if (entry.aggregate !== undefined) aggregates.add(entry.aggregate);
+  }
+  if (part.length > 0) parts.push(part);
+  return parts;
+}
+
 /**
- * Removes a deleted provider's search entries, then its cleanup item; true
- * when done. Each transaction of entry deletes also checks that the provider
- * is still absent: one created again under the same uuid may have entries of
- * its own by now, and those stay (with any of the old ones in the same
- * transaction, which readers do not take unless the new provider agrees).
- * Whatever stops it (the invocation's time, a throttle, a lost connection),
- * it returns false and leaves the cleanup item for the sweeper: the
- * deletion it follows has committed and must not be answered as a failure.
+ * Deletes one part's entries in one transaction, on condition that the
+ * provider (or its absence) does not list their aggregates, nor share when
+ * the part holds its sharing marker, and that no multi-step change holds
+ * them. A provider that lists some of them again by now (added again, or
+ * created again under the same uuid) keeps those: the provider is read and
+ * the part sent again without them.
  */
-export async function cleanUpEntries(cleanup: EntryCleanup): Promise<boolean> {
-  const keys = [...searchEntryKeys(cleanup.uuid, cleanup.aggregates, cleanup.sharing).values()];
-  const stillAbsent = { ConditionCheck: { TableName: tableName(), Key: providerKey(cleanup.uuid), ConditionExpression: 'attribute_not_exists(pk)' } };
-  try {
-    await eachConcurrently(
-      partsOfSize(keys, ENTRIES_PER_TRANSACTION),
-      async (part) => {
-        if (timeLeftMs() < CLEANUP_TIME_KEPT_MS) throw new Error('out of time');
-        const deletes = part.map((key) => ({ Delete: { TableName: tableName(), Key: key } }));
-        try {
-          const output = await dynamo().send(
-            new TransactWriteCommand({ TransactItems: [stillAbsent, ...deletes], ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY }),
-          );
-          recordConsumedCapacity(output.ConsumedCapacity, 'write');
-        } catch (error) {
-          const recreated = error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed';
-          if (!recreated) throw error;
-        }
-      },
-      TRANSACTION_CONCURRENCY,
+async function removeEntries(uuid: string, entries: LeftEntry[]): Promise<void> {
+  for (let attempt = 0; entries.length > 0; attempt++) {
+    if (timeLeftMs() < CLEANUP_TIME_KEPT_MS) throw new Error('out of time');
+    const e = new Expression();
+    const conditions = [...new Set(entries.map((entry) => entry.aggregate))].map((aggregate) =>
+      aggregate === undefined ? `NOT contains(${e.name(A.traits)}, ${e.value(SHARING_TRAIT)})` : `NOT contains(${e.name(A.aggregates)}, ${e.value(aggregate)})`,
     );
+    const check = { ConditionCheck: { TableName: tableName(), Key: providerKey(uuid), ConditionExpression: conditions.join(' AND '), ...e.attributes() } };
+    const deletes = entries.map(({ key }) => ({
+      Delete: { TableName: tableName(), Key: key, ConditionExpression: `attribute_not_exists(${FENCE_ATTRIBUTE})` },
+    }));
+    try {
+      const output = await dynamo().send(new TransactWriteCommand({ TransactItems: [check, ...deletes], ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY }));
+      recordConsumedCapacity(output.ConsumedCapacity, 'write');
+      return;
+    } catch (error) {
+      const providerDisagrees = error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed';
+      if (!providerDisagrees || attempt >= 2) throw error;
+      const provider = await getProvider(uuid);
+      entries = entries.filter(({ aggregate }) =>
+        provider === undefined ? true : aggregate === undefined ? !provider.traits.includes(SHARING_TRAIT) : !provider.aggregates.includes(aggregate),
+      );
+    }
+  }
+}
+
+/**
+ * Removes a cleanup's entries (removeEntries), then its item; true when
+ * done. Whatever stops it (the invocation's time, a throttle, a change
+ * holding an entry, a lost connection), it returns false and leaves the
+ * item for the sweeper: the change it follows has committed and must not
+ * be answered as a failure.
+ */
+export async function cleanUpEntries(cleanup: Omit<EntryCleanup, 'due'>): Promise<boolean> {
+  try {
+    await eachConcurrently(cleanupParts(entryKeysOf(cleanup)), (part) => removeEntries(cleanup.uuid, part), TRANSACTION_CONCURRENCY);
     recordConsumedCapacity(
       (await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: cleanup.key, ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY }))).ConsumedCapacity,
       'write',

@@ -1,14 +1,15 @@
 /**
- * The cleanup of a deleted provider's search entries (search-entry.ts): what
- * its deletion left to remove after its commit, written in that commit
- * (providers.ts). The deleting request removes the entries and then this
- * item; if it dies first, the change sweeper does both once `due` passed.
+ * The cleanup of search entries (search-entry.ts) a provider change left to
+ * remove after its commit (a deletion, or aggregates taken away), written in
+ * that commit (providers.ts). The request removes the entries and then this
+ * item, or leaves both to the change sweeper, which does them once `due`
+ * passed.
  *
- *   pk ENTRY_CLEANUPS   sk <provider uuid>#<deletion id>
+ *   pk ENTRY_CLEANUPS   sk <provider uuid>#<change id>
  *
  * It names the aggregates rather than the entries' keys: the keys follow
- * from them (providers.ts searchEntryKeys), at half the bytes. A provider's
- * aggregates are bounded by its item (MAX_ITEM_BYTES), so they fit here.
+ * from them (providers.ts), at half the bytes. A provider's aggregates are
+ * bounded by its item (MAX_ITEM_BYTES), so they fit here.
  */
 import { booleanField, numberField, stringField, stringListField, TYPE_ATTRIBUTE, type Item, type Key } from './fields.js';
 
@@ -19,6 +20,7 @@ const EntryCleanupAttribute = {
   uuid: 'uuid',
   aggregates: 'aggregates',
   sharing: 'sharing',
+  marker: 'marker',
   /** When (ms since the epoch) the sweeper may take the cleanup over from the request that wrote it. */
   due: 'due',
 } as const;
@@ -26,22 +28,25 @@ const A = EntryCleanupAttribute;
 
 export interface EntryCleanup {
   key: Key;
-  /** The deleted provider. */
+  /** The provider the entries name. */
   uuid: string;
-  /** Its aggregates and whether it shared through them: which search entries it had. */
+  /** The aggregates whose entries go: its membership, and its sharing entry when `sharing`. */
   aggregates: string[];
   sharing: boolean;
+  /** Whether its sharing marker (in no aggregate) goes too. */
+  marker: boolean;
   due: number;
 }
 
-export const entryCleanupKey = (uuid: string, deletionId: string): Key => ({ pk: ENTRY_CLEANUPS_PK, sk: `${uuid}#${deletionId}` });
+export const entryCleanupKey = (uuid: string, changeId: string): Key => ({ pk: ENTRY_CLEANUPS_PK, sk: `${uuid}#${changeId}` });
 
-export const encodeEntryCleanup = ({ key, uuid, aggregates, sharing, due }: EntryCleanup): Item => ({
+export const encodeEntryCleanup = ({ key, uuid, aggregates, sharing, marker, due }: EntryCleanup): Item => ({
   ...key,
   [TYPE_ATTRIBUTE]: ENTRY_CLEANUP_TYPE,
   [A.uuid]: uuid,
   [A.aggregates]: aggregates,
   [A.sharing]: sharing,
+  [A.marker]: marker,
   [A.due]: due,
 });
 
@@ -50,5 +55,6 @@ export const decodeEntryCleanup = (item: Item): EntryCleanup => ({
   uuid: stringField(item, A.uuid),
   aggregates: stringListField(item, A.aggregates),
   sharing: booleanField(item, A.sharing),
+  marker: booleanField(item, A.marker),
   due: numberField(item, A.due),
 });

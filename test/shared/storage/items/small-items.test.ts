@@ -38,7 +38,7 @@ describe('the small item models', () => {
   });
 
   it('round-trip an entry cleanup, keyed by the provider and the deletion', () => {
-    const cleanup = { key: entryCleanupKey(uuid, 'deletion-1'), uuid, aggregates: ['g1', 'g2'], sharing: true, due: 1_700_000_000_000 };
+    const cleanup = { key: entryCleanupKey(uuid, 'deletion-1'), uuid, aggregates: ['g1', 'g2'], sharing: true, marker: true, due: 1_700_000_000_000 };
     const item = encodeEntryCleanup(cleanup);
     expect(item).toMatchObject({ pk: 'ENTRY_CLEANUPS', sk: `${uuid}#deletion-1`, type: ENTRY_CLEANUP_TYPE });
     expect(decodeEntryCleanup(item)).toEqual(cleanup);

@@ -1,7 +1,8 @@
 /**
- * Deleting a provider in hundreds of aggregates (shared/storage/providers.ts
- * providerDeletion): its search entries are removed after the commit, by
- * the request or by the sweeper, and until they are, no reader takes them. A deletion whose request died
+ * Deleting a provider in hundreds of aggregates, or taking hundreds away
+ * (shared/storage/providers.ts providerChangePlan): the search entries that
+ * no longer agree are removed after the commit, by the request or by the
+ * sweeper, and until they are, no reader takes them. A deletion whose request died
  * between its commit and its cleanup is made here by committing the
  * deletion's writes without what follows them; the sweeper then finishes it.
  */
@@ -13,7 +14,7 @@ import { handler as sweeper } from '../../functions/change-sweeper.js';
 import { config } from '../../shared/config.js';
 import { ENTRY_CLEANUPS_PK } from '../../shared/storage/items/entry-cleanup.js';
 import { aggregatePartition, SHARING_PK, sharingPartition } from '../../shared/storage/items/search-entry.js';
-import { getProvider, providerDeletion } from '../../shared/storage/providers.js';
+import { getProvider, providerChangePlan } from '../../shared/storage/providers.js';
 import { queryAll } from '../../shared/storage/reads.js';
 import { commit } from '../../shared/storage/transaction.js';
 import { useLocalService } from '../support/local-service.js';
@@ -92,7 +93,7 @@ describe('deleting a provider in hundreds of aggregates', () => {
     const aggregates = Array.from({ length: 2 * AGGREGATES }, () => randomUUID());
     const pool = await sharingPool(aggregates);
     const node = await computeNode(aggregates[0]!);
-    expect(providerDeletion((await getProvider(pool))!).afterCommit).toBeUndefined();
+    expect(providerChangePlan((await getProvider(pool))!, undefined).afterCommit).toBeUndefined();
 
     await ok(api.delete(`/resource_providers/${pool}`), 204);
     expect(await leftOf(pool, aggregates)).toEqual({ entries: 4 * AGGREGATES + 1, cleanups: 1 });
@@ -109,7 +110,7 @@ describe('deleting a provider in hundreds of aggregates', () => {
 
     // Each deletion's commit, without the cleanup its request does after it.
     for (const uuid of [left, recreated]) {
-      const { writes, afterCommit } = providerDeletion((await getProvider(uuid))!);
+      const { writes, afterCommit } = providerChangePlan((await getProvider(uuid))!, undefined);
       expect(afterCommit).toBeDefined();
       await commit(writes);
     }
@@ -129,5 +130,40 @@ describe('deleting a provider in hundreds of aggregates', () => {
     // The recreated provider's cleanup stops at its first check: the entries stay, and still count for nothing.
     expect((await leftOf(recreated, aggregates)).cleanups).toBe(0);
     expect(await readers(aggregates)).toEqual({ members: [node], sharing: [], disks: 0 });
+  }, 300_000);
+});
+
+describe('taking hundreds of aggregates away from a provider', () => {
+  it('answers 200, keeps the entries of the aggregates that stay and removes the others', async () => {
+    const aggregates = Array.from({ length: AGGREGATES }, () => randomUUID());
+    const pool = await sharingPool(aggregates);
+    const node = await computeNode(aggregates[0]!);
+    const kept = aggregates.slice(0, 2);
+
+    await ok(api.put(`/resource_providers/${pool}/aggregates`, { resource_provider_generation: 3, aggregates: kept }), 200);
+
+    expect(await leftOf(pool, aggregates)).toEqual({ entries: 2 * kept.length + 1, cleanups: 0 });
+    expect(await readers(aggregates)).toEqual({ members: [node, pool].sort(), sharing: [pool], disks: 1 });
+    const other = await ok(api.get(`/resource_providers?member_of=${aggregates[2]}`), 200);
+    expect(other.resource_providers).toEqual([]);
+  }, 300_000);
+
+  it('when its request dies after the commit, and some are added again before the sweep: those stay, the rest go', async () => {
+    const aggregates = Array.from({ length: AGGREGATES }, () => randomUUID());
+    const pool = await sharingPool(aggregates);
+    const node = await computeNode(aggregates[0]!);
+    const before = (await getProvider(pool))!;
+    const { writes, afterCommit } = providerChangePlan(before, { ...before, aggregates: [], generation: before.generation + 1 });
+    expect(afterCommit).toBeDefined();
+    await commit(writes);
+    expect(await readers(aggregates)).toEqual({ members: [node], sharing: [], disks: 0 });
+
+    const again = aggregates.slice(0, 3);
+    await ok(api.put(`/resource_providers/${pool}/aggregates`, { resource_provider_generation: 4, aggregates: again }), 200);
+    await sleep(config.changeLeaseMs);
+    expect((await sweeper()).entryCleanups).toBe(1);
+
+    expect(await leftOf(pool, aggregates)).toEqual({ entries: 2 * again.length + 1, cleanups: 0 });
+    expect(await readers(aggregates)).toEqual({ members: [node, pool].sort(), sharing: [pool], disks: 1 });
   }, 300_000);
 });
