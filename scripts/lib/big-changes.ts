@@ -463,12 +463,13 @@ export const BIG_CHANGES_AT_NOVA_SIZES: [BigChange<any>, number][] = [
 /**
  * What `npm run bench:big-changes` times: the aggregates and traits at a few
  * sizes up to most of what one provider's record holds (about 9,600
- * aggregates), taking them away by deleting the provider, and nova's
- * 200-instance changes.
+ * aggregates), taking them away by deleting the provider or by one PUT,
+ * and nova's 200-instance changes.
  */
 export const BIG_CHANGES_BENCHED: [BigChange<any>, number][] = [
   ...[500, 2000, 6000].map((size): [BigChange<any>, number] => [manyAggregates, size]),
   ...[500, 2000, 6000].map((size): [BigChange<any>, number] => [deleteProviderInManyAggregates, size]),
+  [clearManyAggregates, 2000],
   ...[1000, 3000].map((size): [BigChange<any>, number] => [manyTraits, size]),
   ...[1000, 3000].map((size): [BigChange<any>, number] => [deleteProviderWithManyTraits, size]),
   [reshapeVgpuToChild, 200],
