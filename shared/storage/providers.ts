@@ -441,21 +441,34 @@ function useCountWrites(changes: readonly ProviderChange[], errors: ProviderChan
   return writes;
 }
 
-/** The keys of the search entries (search-entry.ts) of a provider in these aggregates, sharing through them or not, by a name of each. */
-function searchEntryKeys(uuid: string, aggregates: readonly string[], sharing: boolean): Map<string, Key> {
-  const keys = new Map<string, Key>();
-  if (sharing) keys.set('sharing', sharingMarkerKey(uuid));
+/** A search entry (search-entry.ts), with the aggregate it is about (none: the sharing marker). */
+interface SearchEntry {
+  aggregate?: string;
+  key: Key;
+}
+
+/**
+ * The search entries of a provider in these aggregates: its membership of
+ * each, its sharing entry in each when it shares through them, and its
+ * sharing marker when `marker` (by default, when it shares).
+ */
+function searchEntriesOf(uuid: string, aggregates: readonly string[], sharing: boolean, marker = sharing): SearchEntry[] {
+  const entries: SearchEntry[] = marker ? [{ key: sharingMarkerKey(uuid) }] : [];
   for (const aggregate of aggregates) {
-    keys.set(`aggregate ${aggregate}`, aggregateMemberKey(aggregate, uuid));
-    if (sharing) keys.set(`sharing ${aggregate}`, sharingInAggregateKey(aggregate, uuid));
+    entries.push({ aggregate, key: aggregateMemberKey(aggregate, uuid) });
+    if (sharing) entries.push({ aggregate, key: sharingInAggregateKey(aggregate, uuid) });
   }
-  return keys;
+  return entries;
 }
 
 /** The search entries (search-entry.ts) a provider change adds and removes. */
 function searchEntryWrites(before: Provider | undefined, after: Provider | undefined): Write[] {
   const entries = (provider: Provider | undefined): Map<string, Key> =>
-    provider === undefined ? new Map() : searchEntryKeys(provider.uuid, provider.aggregates, provider.traits.includes(SHARING_TRAIT));
+    new Map(
+      provider === undefined
+        ? []
+        : searchEntriesOf(provider.uuid, provider.aggregates, provider.traits.includes(SHARING_TRAIT)).map(({ key }) => [`${key.pk} ${key.sk}`, key]),
+    );
   const old = entries(before);
   const next = entries(after);
   const writes: Write[] = [];
@@ -516,7 +529,7 @@ export function providerChangePlan(before: Provider, after: Provider | undefined
     sharing,
     marker: sharing && after === undefined,
   };
-  const removed = entryKeysOf(cleanup).length;
+  const removed = entriesOf(cleanup).length;
   if (removed === 0) return { writes };
   const byRequest = removed <= ENTRIES_REMOVED_BY_THE_REQUEST;
   const change: ProviderChange = { before, after };
@@ -536,26 +549,14 @@ export function providerChangePlan(before: Provider, after: Provider | undefined
   };
 }
 
-/** A search entry a cleanup removes, with the aggregate it is about (none: the sharing marker). */
-interface LeftEntry {
-  aggregate?: string;
-  key: Key;
-}
-
 /** The entries a cleanup removes. */
-function entryKeysOf(cleanup: Omit<EntryCleanup, 'key' | 'due'>): LeftEntry[] {
-  const keys: LeftEntry[] = cleanup.marker ? [{ key: sharingMarkerKey(cleanup.uuid) }] : [];
-  for (const aggregate of cleanup.aggregates) {
-    keys.push({ aggregate, key: aggregateMemberKey(aggregate, cleanup.uuid) });
-    if (cleanup.sharing) keys.push({ aggregate, key: sharingInAggregateKey(aggregate, cleanup.uuid) });
-  }
-  return keys;
-}
+const entriesOf = (cleanup: Omit<EntryCleanup, 'key' | 'due'>): SearchEntry[] =>
+  searchEntriesOf(cleanup.uuid, cleanup.aggregates, cleanup.sharing, cleanup.marker);
 
 /** The entries in parts of one transaction each, an aggregate's two entries always in the same part. */
-function cleanupParts(entries: LeftEntry[]): LeftEntry[][] {
-  const parts: LeftEntry[][] = [];
-  let part: LeftEntry[] = [];
+function cleanupParts(entries: SearchEntry[]): SearchEntry[][] {
+  const parts: SearchEntry[][] = [];
+  let part: SearchEntry[] = [];
   let aggregates = new Set<string>();
   for (const entry of entries) {
     const newAggregate = entry.aggregate !== undefined && !aggregates.has(entry.aggregate);
@@ -579,7 +580,7 @@ function cleanupParts(entries: LeftEntry[]): LeftEntry[][] {
  * created again under the same uuid) keeps those: the provider is read and
  * the part sent again without them.
  */
-async function removeEntries(uuid: string, entries: LeftEntry[]): Promise<void> {
+async function removeEntries(uuid: string, entries: SearchEntry[]): Promise<void> {
   for (let attempt = 0; entries.length > 0; attempt++) {
     if (timeLeftMs() < CLEANUP_TIME_KEPT_MS) throw new Error('out of time');
     const e = new Expression();
@@ -614,7 +615,7 @@ async function removeEntries(uuid: string, entries: LeftEntry[]): Promise<void> 
  */
 export async function cleanUpEntries(cleanup: Omit<EntryCleanup, 'due'>): Promise<boolean> {
   try {
-    await eachConcurrently(cleanupParts(entryKeysOf(cleanup)), (part) => removeEntries(cleanup.uuid, part), TRANSACTION_CONCURRENCY);
+    await eachConcurrently(cleanupParts(entriesOf(cleanup)), (part) => removeEntries(cleanup.uuid, part), TRANSACTION_CONCURRENCY);
     recordConsumedCapacity(
       (await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: cleanup.key, ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY }))).ConsumedCapacity,
       'write',
