@@ -49,7 +49,7 @@ function postSchema(request: PlacementRequest): JsonSchema {
  * Reads the consumers and providers involved, plans the claim and writes it,
  * again on fresh state while concurrent claims get in the way.
  */
-async function claim(desired: DesiredConsumer[], form: 'put' | 'post'): Promise<void> {
+async function claim(desired: DesiredConsumer[], form: 'put' | 'post', requestId: string): Promise<void> {
   const unknown = new Set(await resourceClasses.missing(allocatedClasses(desired)));
   await readPlanCommit(
     async () => {
@@ -57,7 +57,7 @@ async function claim(desired: DesiredConsumer[], form: 'put' | 'post'): Promise<
       const providers = await getProviders(providersInvolved(desired, consumers));
       const now = new Date().toISOString();
       const plan = planClaim(desired, { consumers, providers, classExists: (name) => !unknown.has(name) }, now, { form });
-      return { writes: claimWrites(plan.consumers, plan.providers, now) };
+      return { writes: claimWrites(plan.consumers, plan.providers, { at: now, requestId }) };
     },
     // Out of retries: upstream's wording for a claim that kept losing the race.
     (error) => conflict(`Inventory and/or allocations changed while attempting to allocate: ${error.message}`, ErrorCode.CONCURRENT_UPDATE),
@@ -70,7 +70,7 @@ async function putAllocations(request: PlacementRequest): Promise<Reply> {
   const raw = request.param('consumer_uuid');
   if (!isUuidLike(raw)) throw badRequest(`Malformed consumer_uuid: ${raw}`);
   const body = request.json<ConsumerBody>(putSchema(request));
-  await claim([desiredConsumer(normalizeUuid(raw), body, request.version)], 'put');
+  await claim([desiredConsumer(normalizeUuid(raw), body, request.version)], 'put', request.requestId);
   return noContent();
 }
 
@@ -79,6 +79,7 @@ async function postAllocations(request: PlacementRequest): Promise<Reply> {
   await claim(
     Object.entries(body).map(([uuid, entry]) => desiredConsumer(uuid, entry, request.version)),
     'post',
+    request.requestId,
   );
   return noContent();
 }
@@ -92,7 +93,7 @@ async function deleteAllocations(request: PlacementRequest): Promise<Reply> {
     }
     const providers = await getProviders(Object.keys(consumer.allocations));
     const plan = planRemoval(consumer, providers);
-    return { writes: claimWrites(plan.consumers, plan.providers, new Date().toISOString()) };
+    return { writes: claimWrites(plan.consumers, plan.providers, { at: new Date().toISOString(), requestId: request.requestId }) };
   });
   return noContent();
 }

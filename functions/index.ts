@@ -8,6 +8,7 @@ import type { HandlerName } from '../shared/http/routes.js';
 import { handler as aggregates } from './aggregates.js';
 import { handler as allocationCandidates } from './allocation-candidates.js';
 import { handler as allocations } from './allocations.js';
+import { handler as history } from './history.js';
 import { handler as inventories } from './inventories.js';
 import { handler as reshaper } from './reshaper.js';
 import { handler as resourceClasses } from './resource-classes.js';
@@ -29,4 +30,5 @@ export const handlers: Record<HandlerName, PlacementHandler> = {
   'allocation-candidates': allocationCandidates,
   reshaper,
   upgrade,
+  history,
 };

@@ -53,7 +53,7 @@ async function reshape(request: PlacementRequest): Promise<Reply> {
       const providers = await getProviders([...inventories.map((want) => want.providerUuid), ...providersInvolved(desired, consumers)]);
       const now = new Date().toISOString();
       const plan = planReshape(inventories, desired, { consumers, providers, classExists: (name) => !missing.has(name) }, now);
-      return { writes: reshapeWrites(plan, now, { onUnknownResourceClass: unknownReshapeClass }) };
+      return { writes: reshapeWrites(plan, { at: now, requestId: request.requestId }, { onUnknownResourceClass: unknownReshapeClass }) };
     },
     (error) => conflict(`update conflict: ${error.message}`, ErrorCode.CONCURRENT_UPDATE),
   );

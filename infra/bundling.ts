@@ -21,6 +21,7 @@ export const ROUTER_ENTRY = 'functions/router.ts';
 export const CATALOG_SEEDER_ENTRY = 'infra/handlers/seed-catalogs.ts';
 export const CAPACITY_METRICS_ENTRY = 'functions/capacity-metrics.ts';
 export const CHANGE_SWEEPER_ENTRY = 'functions/change-sweeper.ts';
+export const ALLOCATION_HISTORY_ENTRY = 'functions/allocation-history.ts';
 export const handlerEntry = (family: string): string => `functions/${family}.ts`;
 
 /**

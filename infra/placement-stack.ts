@@ -18,6 +18,7 @@ import { AUTHORIZER_ENTRY, CATALOG_SEEDER_ENTRY } from './bundling.js';
 import { PlacementApi } from './constructs/api.js';
 import { CapacityMetrics } from './constructs/capacity.js';
 import { ChangeSweeper } from './constructs/change-sweeper.js';
+import { AllocationHistory } from './constructs/allocation-history.js';
 import { FunctionUrlFrontDoor } from './constructs/function-url.js';
 import { functionUrlMetrics, httpApiMetrics, type FrontDoorMetrics } from './constructs/front-door-metrics.js';
 import { executionRole, HandlerFunctions, PlacementFunction } from './constructs/functions.js';
@@ -111,6 +112,7 @@ export class PlacementStack extends Stack {
 
     this.seedStandardCatalogs(table, settings);
     new ChangeSweeper(this, 'ChangeSweeper', { table, stage: settings.stage, ...logging });
+    new AllocationHistory(this, 'AllocationHistory', { table, stage: settings.stage, retentionDays: settings.historyRetentionDays, ...logging });
 
     const observability = new Observability(this, 'Observability', {
       name,

@@ -80,6 +80,8 @@ export interface PlacementSettings {
   alarms: { serverErrorPercent: number; p99LatencyMs: number; email?: string };
   /** The scheduled capacity function (infra/constructs/capacity.ts); off: no function, schedule or widgets. */
   capacityMetrics: { enabled: boolean; everyMinutes: number };
+  /** How long the allocation history keeps an event (docs/operators/history.md). */
+  historyRetentionDays: number;
 }
 
 /**
@@ -117,6 +119,8 @@ const DEFAULT_TIMEOUT_SECONDS: Partial<Record<FunctionName, number>> = {
   aggregates: 29,
   traits: 29,
   'resource-classes': 29,
+  // A project's usage over a month reads every allocation event of the project in it.
+  history: 29,
   authorizer: 10,
   router: 29,
 };
@@ -292,6 +296,7 @@ export function readSettings(node: Node): PlacementSettings {
       enabled: context.boolean('capacityMetrics', true),
       everyMinutes: capacityMinutes,
     },
+    historyRetentionDays: context.number('historyRetentionDays', 90, 1),
   };
 }
 

@@ -1,14 +1,27 @@
 /** Creates the table from the shared definition (the CDK stack uses the same one) and seeds the catalogs. */
-import { CreateTableCommand, DescribeTableCommand, ResourceInUseException, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, ResourceInUseException, ResourceNotFoundException, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
 import { dynamo, tableName } from '../shared/storage/client.js';
-import { PARTITION_KEY, SECONDARY_INDEXES, SORT_KEY } from '../shared/storage/table-definition.js';
+import { CHANGE_STREAM_VIEW, PARTITION_KEY, SECONDARY_INDEXES, SORT_KEY } from '../shared/storage/table-definition.js';
 import { seedStandardCatalogs } from '../shared/storage/catalog.js';
 import { recordFormatOfNewTable } from '../shared/storage/upgrade.js';
 
-/** Creates the table unless it exists; true when this call created it. */
+const STREAM = { StreamEnabled: true, StreamViewType: CHANGE_STREAM_VIEW };
+
+/** Another instance joining the same table may have enabled it first: only a table still without a stream is an error. */
+async function enableStream(): Promise<void> {
+  try {
+    await dynamo().send(new UpdateTableCommand({ TableName: tableName(), StreamSpecification: STREAM }));
+  } catch (error) {
+    const { Table } = await dynamo().send(new DescribeTableCommand({ TableName: tableName() }));
+    if (Table?.StreamSpecification?.StreamEnabled !== true) throw error;
+  }
+}
+
+/** Creates the table unless it exists; true when this call created it. A table joined without a change stream gets one. */
 async function ensureTable(): Promise<boolean> {
   try {
-    await dynamo().send(new DescribeTableCommand({ TableName: tableName() }));
+    const { Table } = await dynamo().send(new DescribeTableCommand({ TableName: tableName() }));
+    if (Table?.StreamSpecification?.StreamEnabled !== true) await enableStream();
     return false;
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException)) throw error;
@@ -18,6 +31,7 @@ async function ensureTable(): Promise<boolean> {
     new CreateTableCommand({
       TableName: tableName(),
       BillingMode: 'PAY_PER_REQUEST',
+      StreamSpecification: STREAM,
       AttributeDefinitions: [...attributes].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
       KeySchema: [
         { AttributeName: PARTITION_KEY, KeyType: 'HASH' },

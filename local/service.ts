@@ -10,6 +10,7 @@ import { clientErrorHandler, inProcessDispatch, requestListener, type HandlerMod
 import { prepareTable } from './create-table.js';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.js';
 import { handler as sweeper } from '../functions/change-sweeper.js';
+import { readHistoryStream } from './history-stream.js';
 import { config } from '../shared/config.js';
 import { CHECKOUT_RELEASE } from '../shared/release.js';
 
@@ -66,6 +67,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       server.listen(options.port, host, resolve);
     });
     const { port } = server.address() as { port: number };
+    // The allocation history: DynamoDB Local's change stream read into the history function, as the stack's event source does.
+    const history = readHistoryStream(endpoint);
     return {
       url: `http://${host}:${port}`,
       dynamoDbEndpoint: endpoint,
@@ -73,6 +76,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
         clearInterval(sweeping);
         server.closeAllConnections();
         await new Promise((resolve) => server.close(resolve));
+        await history.stop();
         await stopDatabase();
       },
     };

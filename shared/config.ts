@@ -48,6 +48,14 @@ export const config = {
   get localSweepSeconds(): number {
     return whole('PLACEMENT_LOCAL_SWEEP_SECONDS', 30);
   },
+  /** How long the allocation history keeps an event (docs/operators/history.md). */
+  get historyRetentionDays(): number {
+    return whole('PLACEMENT_HISTORY_RETENTION_DAYS', 90, 1);
+  },
+  /** How often the local service reads DynamoDB Local's change stream into the allocation history, as the stack's stream does. */
+  get localHistorySeconds(): number {
+    return whole('PLACEMENT_LOCAL_HISTORY_SECONDS', 1, 1);
+  },
   /** A DynamoDB endpoint other than AWS's (DynamoDB Local). */
   get dynamoDbEndpoint(): string | undefined {
     return process.env.PLACEMENT_DYNAMODB_ENDPOINT || undefined;

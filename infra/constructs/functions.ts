@@ -30,6 +30,7 @@ const TABLE_ACCESS: Record<HandlerName, 'none' | 'read' | 'readWrite'> = {
   'allocation-candidates': 'read',
   reshaper: 'readWrite',
   upgrade: 'readWrite',
+  history: 'read',
 };
 
 export interface PlacementFunctionProps {

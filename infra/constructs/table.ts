@@ -6,11 +6,11 @@
  * and each index (infra/table-capacity.ts).
  */
 import { RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption, type ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table, TableEncryption, type ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import type { ProvisionedCapacity, ScalingRange, TableCapacity } from '../table-capacity.js';
-import { PARTITION_KEY, SECONDARY_INDEXES, SORT_KEY, TTL_ATTRIBUTE } from '../../shared/storage/table-definition.js';
+import { CHANGE_STREAM_VIEW, PARTITION_KEY, SECONDARY_INDEXES, SORT_KEY, TTL_ATTRIBUTE } from '../../shared/storage/table-definition.js';
 
 export class PlacementTable extends Construct {
   readonly table: Table;
@@ -32,6 +32,8 @@ export class PlacementTable extends Construct {
       removalPolicy: RemovalPolicy.RETAIN,
       encryption: TableEncryption.AWS_MANAGED,
       timeToLiveAttribute: TTL_ATTRIBUTE,
+      // The allocation history reads it (constructs/allocation-history.ts).
+      stream: StreamViewType[CHANGE_STREAM_VIEW],
     });
     for (const index of SECONDARY_INDEXES) {
       this.table.addGlobalSecondaryIndex({
@@ -61,7 +63,8 @@ export class PlacementTable extends Construct {
 /**
  * The table's data actions for what a function does: CDK's grantReadData
  * and grantReadWriteData less Scan (nothing scans) and the stream actions
- * (the table has no stream). A transaction's items are authorized as their
+ * (only the history function's event source reads the stream, with the
+ * grant its construct adds). A transaction's items are authorized as their
  * own Put, Update, Delete and ConditionCheck.
  */
 const READ_ACTIONS = ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem', 'dynamodb:DescribeTable'];

@@ -54,7 +54,7 @@ export function consumerItems(record: ConsumerRecord, now = new Date().toISOStri
     createdAt: now,
     updatedAt: now,
   };
-  return claimWrites([{ before: undefined, after: consumer }], [], now).map((write) => write.item.Put!.Item!);
+  return claimWrites([{ before: undefined, after: consumer }], [], { at: now, requestId: null }).map((write) => write.item.Put!.Item!);
 }
 
 /** Every item the API would have written for the region: providers with their names and entries, consumers, allocations. */

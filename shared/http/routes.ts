@@ -16,7 +16,8 @@ export type HandlerName =
   | 'usages'
   | 'allocation-candidates'
   | 'reshaper'
-  | 'upgrade';
+  | 'upgrade'
+  | 'history';
 
 export type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';
 
@@ -129,6 +130,25 @@ const ROUTE_TABLE = [
   // This service's own: upgrades (docs/operators/upgrade.md).
   { method: 'GET', path: '/upgrade', handler: 'upgrade', since: '1.0', policy: 'placement:upgrade:check', upstream: false },
   { method: 'POST', path: '/upgrade/finalize', handler: 'upgrade', since: '1.0', policy: 'placement:upgrade:finalize', upstream: false, ...JSON_BODY },
+
+  // This service's own: the allocation history (docs/operators/history.md), under a prefix of its own as explain's.
+  {
+    method: 'GET',
+    path: '/history/allocations/{consumer_uuid}',
+    handler: 'history',
+    since: '1.0',
+    policy: 'placement:history:allocations:list',
+    upstream: false,
+  },
+  {
+    method: 'GET',
+    path: `/history${RP}/allocations`,
+    handler: 'history',
+    since: '1.0',
+    policy: 'placement:history:resource_providers:allocations:list',
+    upstream: false,
+  },
+  { method: 'GET', path: '/history/usages', handler: 'history', since: '1.0', policy: 'placement:history:usages', upstream: false },
 ] as const satisfies readonly Route[];
 
 export const ROUTES: readonly Route[] = ROUTE_TABLE;

@@ -13,6 +13,8 @@ import type { Key } from './items/fields.js';
 import { AllocationAttribute, allocationKey, decodeAllocation, encodeAllocation, isAllocationItem } from './items/allocation.js';
 import { writesFormat } from './storage-format.js';
 import { ConsumerAttribute, consumerKey, decodeConsumer, encodeConsumer, projectGroup, userPrefix } from './items/consumer.js';
+import { encodeConsumerRemoval } from './items/consumer-removal.js';
+import type { ChangeStamp } from '../domain/history.js';
 import { decodeProvider, PROVIDER_SK, ProviderAttribute, providerKey, providerPartition } from './items/provider.js';
 import { providerChangeWrites, providerChangesWrites, type ProviderChange, type ProviderChangeErrors } from './providers.js';
 
@@ -67,15 +69,23 @@ export async function listProjectConsumers(projectId: string, userId?: string): 
   return items.map(decodeConsumer);
 }
 
-/** The consumer item's write (conditioned on the generation read). */
-function consumerWrite(change: ConsumerChange): Write {
+/**
+ * The consumer item's write (conditioned on the generation read), stamped
+ * with the request; a consumer that goes leaves a removal note beside it
+ * for the allocation history (items/consumer-removal.ts).
+ */
+function consumerWrites(change: ConsumerChange, stamp: ChangeStamp): Write[] {
   const { before, after } = change;
   const e = new Expression();
   const condition = before === undefined ? 'attribute_not_exists(pk)' : `${e.name(ConsumerAttribute.generation)} = ${e.value(before.generation)}`;
   if (after === undefined) {
-    return { item: { Delete: { TableName: tableName(), Key: consumerKey(before!.uuid), ConditionExpression: condition, ...e.attributes() } } };
+    return [
+      { item: { Delete: { TableName: tableName(), Key: consumerKey(before!.uuid), ConditionExpression: condition, ...e.attributes() } } },
+      { item: { Put: { TableName: tableName(), Item: encodeConsumerRemoval(before!.uuid, before!.updatedAt, stamp) } } },
+    ];
   }
-  return { item: { Put: { TableName: tableName(), Item: encodeConsumer(after), ConditionExpression: condition, ...e.attributes() } } };
+  const item = encodeConsumer(after, stamp.requestId ?? undefined);
+  return [{ item: { Put: { TableName: tableName(), Item: item, ConditionExpression: condition, ...e.attributes() } } }];
 }
 
 /** The allocation items a consumer change puts or deletes, one per provider. */
@@ -158,12 +168,12 @@ function providerUsageWrites(change: ProviderUsageChange, named: ReadonlySet<str
  * capacity race) cancels it as a ConcurrentUpdate, and the claim is planned
  * again on fresh state.
  */
-export function claimWrites(consumers: ConsumerChange[], providers: ProviderUsageChange[], now: string): Write[] {
+export function claimWrites(consumers: ConsumerChange[], providers: ProviderUsageChange[], stamp: ChangeStamp): Write[] {
   const named = classesNamedPerProvider(consumers);
   return [
-    ...consumers.map(consumerWrite),
+    ...consumers.flatMap((change) => consumerWrites(change, stamp)),
     ...consumers.flatMap(allocationWrites),
-    ...providers.flatMap((change) => providerUsageWrites(change, named.get(change.provider.uuid) ?? new Set(), now)),
+    ...providers.flatMap((change) => providerUsageWrites(change, named.get(change.provider.uuid) ?? new Set(), stamp.at)),
   ];
 }
 
@@ -232,6 +242,6 @@ export interface ReshapeChange {
  * write each provider item only once. Like a claim it is cancelled as a
  * ConcurrentUpdate when anything changed since it was read.
  */
-export function reshapeWrites(change: ReshapeChange, now: string, errors: ProviderChangeErrors): Write[] {
-  return [...claimWrites(change.consumers, change.usages, now), ...providerChangesWrites(change.providers, errors)];
+export function reshapeWrites(change: ReshapeChange, stamp: ChangeStamp, errors: ProviderChangeErrors): Write[] {
+  return [...claimWrites(change.consumers, change.usages, stamp), ...providerChangesWrites(change.providers, errors)];
 }

@@ -217,8 +217,8 @@ async function readKeys(keys: Key[]): Promise<Item[]> {
   return items;
 }
 
-/** Puts items, 25 a batch request, the batches concurrently. */
-async function putAll(items: Item[]): Promise<void> {
+/** Puts items, 25 a batch request, the batches concurrently (also the allocation history's writes). */
+export async function putAll(items: Item[]): Promise<void> {
   await eachConcurrently(partsOfSize(items, BATCH_WRITES), async (part) => {
     const request = { [tableName()]: part.map((item) => ({ PutRequest: { Item: item } })) };
     await untilAllProcessed(request, async (pending) => {

@@ -20,3 +20,9 @@ export const SECONDARY_INDEXES = [BY_GROUP_INDEX, BY_SHARD_INDEX] as const;
 
 /** Attribute holding the expiry time of items that may lapse (none yet). */
 export const TTL_ATTRIBUTE = 'expiresAt';
+
+/**
+ * The table's change stream: each change with the item before and after it,
+ * which the allocation history reads (docs/operators/history.md).
+ */
+export const CHANGE_STREAM_VIEW = 'NEW_AND_OLD_IMAGES' as const;

@@ -24,8 +24,8 @@ describe('the CDK app', () => {
     for (const t of templates) {
       t.resourceCountIs('AWS::DynamoDB::Table', 1);
       t.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
-      // Plus the authorizer, the catalog seeder, the capacity function and the change sweeper.
-      expect(placementFunctions(t)).toHaveLength(HANDLER_FAMILIES.length + 4);
+      // Plus the authorizer, the catalog seeder, the capacity function, the change sweeper and the history function.
+      expect(placementFunctions(t)).toHaveLength(HANDLER_FAMILIES.length + 5);
     }
   });
 
@@ -216,13 +216,14 @@ describe('the functions', () => {
     expect(memory('allocation-candidates')).toBe(1536);
   });
 
-  it('give every family that writes the time a change of any size takes (29 s), the others 10 s', () => {
+  it('give every family that writes the time a change of any size takes (29 s), and the search and the history; the others 10 s', () => {
     const timeout = (family: string) =>
       placementFunctions().find(([, fn]) => fn.Properties.Description === `Placement ${family} handler`)![1].Properties.Timeout;
     const writers = ['resource-providers', 'inventories', 'aggregates', 'traits', 'resource-classes', 'allocations', 'reshaper'];
     for (const family of writers) expect(timeout(family), family).toBe(29);
     expect(timeout('allocation-candidates')).toBe(29);
-    for (const family of HANDLER_FAMILIES.filter((name) => !writers.includes(name) && name !== 'allocation-candidates')) {
+    expect(timeout('history')).toBe(29);
+    for (const family of HANDLER_FAMILIES.filter((name) => !writers.includes(name) && name !== 'allocation-candidates' && name !== 'history')) {
       expect(timeout(family), family).toBe(10);
     }
   });
@@ -474,6 +475,7 @@ describe('the function-URL front door (-c frontDoor=functionUrl)', () => {
         .filter((description) => !/capacity metrics/.test(description))
         .sort(),
     ).toEqual([
+      'Placement allocation history: the change stream of consumers into allocation events',
       'Placement catalog seeder: writes the standard resource classes and traits into the table',
       'Placement change sweeper: finishes the multi-step changes of writers that died',
       'Placement router: every route, behind the function URL',
@@ -521,5 +523,16 @@ describe('the function-URL front door (-c frontDoor=functionUrl)', () => {
   it('outputs the endpoint without the trailing slash', () => {
     expect(JSON.stringify(door!.toJSON().Outputs.ApiUrl.Value)).toContain('https://');
     expect(() => synth({ regions: 'us-east-1', frontDoor: 'alb' })).toThrow(/frontDoor: one of httpApi, functionUrl/);
+  });
+});
+
+describe('the allocation history', () => {
+  it("reads the table's change stream (new and old images), consumer items only, a batch retried until it succeeds", () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', { StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' } });
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      StartingPosition: 'TRIM_HORIZON',
+      MaximumRetryAttempts: -1,
+      FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ dynamodb: { Keys: { sk: { S: ['CONSUMER'] } } } }) }] },
+    });
   });
 });

@@ -22,10 +22,15 @@ export const ConsumerAttribute = {
   allocations: 'allocations',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt',
+  /** The request that wrote this version (absent on release 1.0.0's writes): the allocation history's request id. */
+  requestId: 'requestId',
 } as const;
 const A = ConsumerAttribute;
 
-export const consumerKey = (uuid: string): Key => ({ pk: uuidPart('CONSUMER', uuid), sk: 'CONSUMER' });
+/** The sort key of every consumer item: what the history function's stream filter lets through. */
+export const CONSUMER_SK = 'CONSUMER';
+
+export const consumerKey = (uuid: string): Key => ({ pk: uuidPart('CONSUMER', uuid), sk: CONSUMER_SK });
 
 /** The byGroup partition of a project's consumers. */
 export const projectGroup = (projectId: string): string => clientPart('PROJECT', projectId);
@@ -37,7 +42,7 @@ function consumerIndexKeys(uuid: string, projectId: string, userId: string) {
 }
 
 /** The one encoder of consumer items; refuses (ItemTooLarge) a consumer past the item size bound. */
-export function encodeConsumer(consumer: Consumer): Item {
+export function encodeConsumer(consumer: Consumer, requestId?: string): Item {
   const item: Item = {
     ...consumerKey(consumer.uuid),
     ...consumerIndexKeys(consumer.uuid, consumer.projectId, consumer.userId),
@@ -50,9 +55,13 @@ export function encodeConsumer(consumer: Consumer): Item {
     [A.allocations]: consumer.allocations,
     [A.createdAt]: consumer.createdAt,
     [A.updatedAt]: consumer.updatedAt,
+    [A.requestId]: requestId,
   };
   return boundedItem(item, () => `Consumer ${consumer.uuid}`);
 }
+
+/** The request that wrote the item, when it said. */
+export const consumerRequestId = (item: Item): string | undefined => optionalStringField(item, A.requestId);
 
 /** The one decoder of consumer items. */
 export function decodeConsumer(item: Item): Consumer {

@@ -1,0 +1,106 @@
+/**
+ * The allocation history, this service's own (upstream keeps none;
+ * docs/operators/history.md): a consumer's or a provider's allocation
+ * events, and a project's resource-hours, from the events the history
+ * function made of the table's change stream. placement-admin's `history`
+ * and `usage` call them. Each answer says how far the stream has been read.
+ */
+import { badRequest } from '../shared/api/errors.js';
+import { resourceHours, type AllocationEvent } from '../shared/domain/history.js';
+import { isUuidLike, normalizeUuid } from '../shared/domain/uuid.js';
+import { lambdaHandler } from '../shared/http/lambda.js';
+import type { Operations, Reply } from '../shared/http/types.js';
+import type { PlacementRequest } from '../shared/http/request.js';
+import { validateQuery } from '../shared/http/validation.js';
+import { HISTORY_USAGES_QUERY, LIST_HISTORY_QUERY } from '../shared/schemas/history.js';
+import { listProjectConsumers } from '../shared/storage/consumers.js';
+import { listConsumerEvents, listProjectEvents, listProviderEvents, readHistoryPosition, type HistoryRange } from '../shared/storage/history.js';
+
+/** A usage range left open at its start covers this long before its end. */
+const DEFAULT_USAGE_DAYS = 30;
+
+/** The query's times in UTC to the millisecond (the events' form); 400 for a time that does not exist or an empty range. */
+function rangeOf(request: PlacementRequest): HistoryRange {
+  const time = (name: string): string | undefined => {
+    const raw = request.query.get(name);
+    if (raw === undefined) return undefined;
+    // Date.parse takes February 30th for March 2nd: the date and time as written must be the ones read back.
+    const [, year, month, day, hour, minute, second] = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?/.exec(raw)!.map(Number);
+    const written = new Date(Date.UTC(year!, month! - 1, day!, hour!, minute!, second ?? 0));
+    const exists =
+      written.getUTCDate() === day && written.getUTCHours() === hour && written.getUTCMinutes() === minute && written.getUTCSeconds() === (second ?? 0);
+    if (!exists) throw badRequest(`Invalid ${name}: ${raw} is not a time`);
+    return new Date(Date.parse(raw)).toISOString();
+  };
+  const since = time('since');
+  const until = time('until');
+  if (since !== undefined && until !== undefined && since >= until) throw badRequest(`Invalid range: since (${since}) is not before until (${until})`);
+  return { since, until };
+}
+
+function uuidParam(request: PlacementRequest, name: string): string {
+  const raw = request.param(name);
+  if (!isUuidLike(raw)) throw badRequest(`Malformed ${name}: ${raw}`);
+  return normalizeUuid(raw);
+}
+
+/** How far behind the stream the answer may be: the newest change the history function read, and when it read it. */
+async function streamPosition() {
+  const position = await readHistoryPosition();
+  return { newest_change_read: position?.newestChangeRead ?? null, read_at: position?.readAt ?? null };
+}
+
+const eventBody = (event: AllocationEvent) => ({
+  at: event.at,
+  consumer: event.consumer,
+  project_id: event.projectId,
+  user_id: event.userId,
+  consumer_type: event.consumerType,
+  request_id: event.requestId,
+  before: event.before,
+  after: event.after,
+});
+
+async function eventsReply(request: PlacementRequest, list: (range: HistoryRange) => Promise<AllocationEvent[]>): Promise<Reply> {
+  validateQuery(LIST_HISTORY_QUERY, request.query.toRecord());
+  const range = rangeOf(request);
+  const [events, stream] = await Promise.all([list(range), streamPosition()]);
+  return { status: 200, body: { events: events.map(eventBody), history_stream: stream }, lastModified: null };
+}
+
+const consumerHistory = (request: PlacementRequest): Promise<Reply> => {
+  const uuid = uuidParam(request, 'consumer_uuid');
+  return eventsReply(request, (range) => listConsumerEvents(uuid, range));
+};
+
+const providerHistory = (request: PlacementRequest): Promise<Reply> => {
+  const uuid = uuidParam(request, 'uuid');
+  return eventsReply(request, (range) => listProviderEvents(uuid, range));
+};
+
+async function usageHistory(request: PlacementRequest): Promise<Reply> {
+  validateQuery(HISTORY_USAGES_QUERY, request.query.toRecord());
+  const projectId = request.query.get('project_id')!;
+  const userId = request.query.get('user_id');
+  const range = rangeOf(request);
+  const until = range.until ?? new Date().toISOString();
+  const since = range.since ?? new Date(Date.parse(until) - DEFAULT_USAGE_DAYS * 86_400_000).toISOString();
+  if (since >= until) throw badRequest(`Invalid range: since (${since}) is not before until (${until})`);
+  // Every event since the range began, later ones too: a holding is read back from the present (resourceHours).
+  const [events, current, stream] = await Promise.all([listProjectEvents(projectId, { since }), listProjectConsumers(projectId), streamPosition()]);
+  const hours = resourceHours(projectId, events, current, { since: Date.parse(since), until: Date.parse(until) }, userId);
+  const rounded = Object.fromEntries(Object.entries(hours).map(([resourceClass, value]) => [resourceClass, Math.round(value * 1e6) / 1e6]));
+  return {
+    status: 200,
+    body: { project_id: projectId, ...(userId === undefined ? {} : { user_id: userId }), since, until, resource_hours: rounded, history_stream: stream },
+    lastModified: null,
+  };
+}
+
+export const operations: Operations<'history'> = {
+  'GET /history/allocations/{consumer_uuid}': consumerHistory,
+  'GET /history/resource_providers/{uuid}/allocations': providerHistory,
+  'GET /history/usages': usageHistory,
+};
+
+export const handler = lambdaHandler(operations);

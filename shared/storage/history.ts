@@ -1,0 +1,157 @@
+/**
+ * The allocation history's storage (docs/operators/history.md): the events
+ * the history function makes from the table's change stream, and the
+ * reads of the history routes.
+ *
+ * The stream's record of a consumer item holds the item before and after
+ * the commit. The write stamps the item with its time (`updatedAt`) and its
+ * request; a consumer that goes leaves a removal note with both
+ * (items/consumer-removal.ts). A version without a stamp of its own (a
+ * class renamed in place, or a removal by release 1.0.0) takes the stream's
+ * time of the record, to the second, and no request id.
+ */
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { allocationEvent, type AllocationEvent, type ChangeStamp } from '../domain/history.js';
+import type { Consumer } from '../domain/model.js';
+import { config } from '../config.js';
+import { dynamo, tableName } from './client.js';
+import { batchGet, getItem, queryAll } from './reads.js';
+import { putAll } from './journal.js';
+import { TYPE_ATTRIBUTE, type Item } from './items/fields.js';
+import { CONSUMER_TYPE, consumerRequestId, decodeConsumer } from './items/consumer.js';
+import { consumerRemovalKey, decodeConsumerRemoval } from './items/consumer-removal.js';
+import {
+  consumerHistoryPk,
+  decodeAllocationEvent,
+  encodeAllocationEvent,
+  projectHistoryPk,
+  providerHistoryPk,
+  referredEvent,
+  sortKeyFrom,
+} from './items/allocation-event.js';
+import { decodeStreamCheckpoint, encodeStreamCheckpoint, streamCheckpointKey, type StreamCheckpoint } from './items/stream-checkpoint.js';
+import { decodeHistoryPosition, encodeHistoryPosition, historyPositionKey, type HistoryPosition } from './items/history-position.js';
+
+/** What the history reads of a change stream record: Lambda's event and DynamoDB Streams' GetRecords give the same. */
+export interface ChangeRecord {
+  dynamodb?: {
+    NewImage?: Record<string, unknown>;
+    OldImage?: Record<string, unknown>;
+    SequenceNumber?: string;
+    /** Seconds since the epoch. */
+    ApproximateCreationDateTime?: number;
+  };
+}
+
+/** A consumer item of a record's image; undefined for none, and for a multi-step change's placeholder (journal.ts: no type), which stands for none. */
+function consumerImage(raw: Record<string, unknown> | undefined): Item | undefined {
+  const item = raw === undefined ? undefined : unmarshall(raw as Record<string, AttributeValue>);
+  return item?.[TYPE_ATTRIBUTE] === CONSUMER_TYPE ? item : undefined;
+}
+
+/** When the commit was and which request made it (see the module's comment). */
+async function stampOf(beforeItem: Item | undefined, before: Consumer | undefined, afterItem: Item | undefined, streamAt: string): Promise<ChangeStamp> {
+  const unstamped = { at: streamAt, requestId: null };
+  if (afterItem === undefined) {
+    const note = await getItem(consumerRemovalKey(before!.uuid, before!.updatedAt));
+    return note === undefined ? unstamped : decodeConsumerRemoval(note);
+  }
+  const after = decodeConsumer(afterItem);
+  if (beforeItem !== undefined && before!.updatedAt === after.updatedAt) return unstamped;
+  return { at: after.updatedAt, requestId: consumerRequestId(afterItem) ?? null };
+}
+
+/** The retention (config.historyRetentionDays) as the TTL of an event committed at `at`, in seconds since the epoch. */
+const expiresAt = (at: string): number => Math.ceil(Date.parse(at) / 1000) + config.historyRetentionDays * 86_400;
+
+/**
+ * Writes the events of a batch of stream records, in the stream's order,
+ * and then how far the stream has been read; the other records are passed
+ * over. Each event's items are keyed by its record's sequence number, so
+ * the batch may be written again (the stream's retry) without doubling
+ * anything. Returns the events written.
+ */
+export async function recordAllocationEvents(records: readonly ChangeRecord[]): Promise<number> {
+  const items: Item[] = [];
+  let events = 0;
+  let newest = 0;
+  for (const { dynamodb: change } of records) {
+    if (change === undefined) continue;
+    newest = Math.max(newest, change.ApproximateCreationDateTime ?? 0);
+    const beforeItem = consumerImage(change.OldImage);
+    const afterItem = consumerImage(change.NewImage);
+    if (afterItem === undefined && beforeItem === undefined) continue;
+    const before = beforeItem === undefined ? undefined : decodeConsumer(beforeItem);
+    const after = afterItem === undefined ? undefined : decodeConsumer(afterItem);
+    const streamAt = new Date((change.ApproximateCreationDateTime ?? 0) * 1000).toISOString();
+    const event = allocationEvent(before, after, await stampOf(beforeItem, before, afterItem, streamAt));
+    if (event === undefined) continue;
+    items.push(...encodeAllocationEvent(event, change.SequenceNumber!, expiresAt(event.at)));
+    events++;
+  }
+  await putAll(items);
+  if (newest > 0) {
+    const position = { newestChangeRead: new Date(newest * 1000).toISOString(), readAt: new Date().toISOString() };
+    await dynamo().send(new PutCommand({ TableName: tableName(), Item: encodeHistoryPosition(position) }));
+  }
+  return events;
+}
+
+/** A time range of commit times, ISO 8601 in UTC: from `since` on, before `until`. */
+export interface HistoryRange {
+  since?: string;
+  until?: string;
+}
+
+/** The events of one history partition in the range, oldest first. */
+async function listEvents(pk: string, { since, until }: HistoryRange): Promise<AllocationEvent[]> {
+  // A sort key is `<at>#<sequence number>`: from `since` itself it is at least `since`, and at `until` itself already more than `until`.
+  const range =
+    since !== undefined && until !== undefined
+      ? ' AND #sk BETWEEN :since AND :until'
+      : since !== undefined
+        ? ' AND #sk >= :since'
+        : until !== undefined
+          ? ' AND #sk < :until'
+          : '';
+  const items = await queryAll({
+    KeyConditionExpression: `#pk = :pk${range}`,
+    ExpressionAttributeNames: { '#pk': 'pk', ...(range === '' ? {} : { '#sk': 'sk' }) },
+    ExpressionAttributeValues: {
+      ':pk': pk,
+      ...(since === undefined ? {} : { ':since': sortKeyFrom(since) }),
+      ...(until === undefined ? {} : { ':until': sortKeyFrom(until) }),
+    },
+  });
+  const referred = items.map(referredEvent);
+  const wanted = referred.filter((key) => key !== undefined);
+  const full = new Map((wanted.length === 0 ? [] : await batchGet(wanted)).map((item) => [`${item.pk as string}/${item.sk as string}`, item]));
+  return items.flatMap((item, n) => {
+    const key = referred[n];
+    const event = key === undefined ? item : full.get(`${key.pk}/${key.sk}`);
+    // A referred event that lapsed (TTL) between the two reads is left out, as it would be a moment later.
+    return event === undefined ? [] : [decodeAllocationEvent(event)];
+  });
+}
+
+export const listConsumerEvents = (uuid: string, range: HistoryRange): Promise<AllocationEvent[]> => listEvents(consumerHistoryPk(uuid), range);
+export const listProviderEvents = (uuid: string, range: HistoryRange): Promise<AllocationEvent[]> => listEvents(providerHistoryPk(uuid), range);
+export const listProjectEvents = (projectId: string, range: HistoryRange): Promise<AllocationEvent[]> => listEvents(projectHistoryPk(projectId), range);
+
+/** How far the history function has read the stream; undefined before it read anything. */
+export async function readHistoryPosition(): Promise<HistoryPosition | undefined> {
+  const item = await getItem(historyPositionKey, { consistent: false });
+  return item === undefined ? undefined : decodeHistoryPosition(item);
+}
+
+/** Where the local service left off reading a shard of the stream; undefined: nowhere yet. */
+export async function readStreamCheckpoint(shardId: string): Promise<StreamCheckpoint | undefined> {
+  const item = await getItem(streamCheckpointKey(shardId));
+  return item === undefined ? undefined : decodeStreamCheckpoint(item);
+}
+
+export async function saveStreamCheckpoint(shardId: string, checkpoint: StreamCheckpoint): Promise<void> {
+  await dynamo().send(new PutCommand({ TableName: tableName(), Item: encodeStreamCheckpoint(shardId, checkpoint) }));
+}
