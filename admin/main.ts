@@ -10,13 +10,14 @@ import { capacity } from './commands/capacity.js';
 import { exitOnceWritten } from './exit.js';
 import { explain } from './commands/explain.js';
 import { exportRegion } from './commands/export.js';
+import { history, usage } from './commands/history.js';
 import { importRegion } from './commands/import.js';
 import { migrate } from './commands/migrate.js';
 import { upgradeCheck, upgradeFinalize } from './commands/upgrade.js';
 import { verify } from './commands/verify.js';
 
 const PROGRAM = 'placement-admin';
-const COMMANDS: Command[] = [migrate, exportRegion, importRegion, verify, capacity, upgradeCheck, upgradeFinalize, explain];
+const COMMANDS: Command[] = [migrate, exportRegion, importRegion, verify, capacity, upgradeCheck, upgradeFinalize, explain, history, usage];
 
 function overview(): string {
   const width = Math.max(...COMMANDS.map(({ name }) => name.length));

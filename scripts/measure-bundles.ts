@@ -94,6 +94,7 @@ try {
     usages: { method: 'GET', path: `/resource_providers/${provider}/usages` },
     'allocation-candidates': { method: 'GET', path: '/allocation_candidates?resources=VCPU:1,MEMORY_MB:512&limit=10' },
     reshaper: { method: 'POST', path: '/reshaper', body: { inventories: {}, allocations: {} } },
+    history: { method: 'GET', path: `/history/allocations/${randomUUID()}` },
     // The router (function URL): nova-compute's most frequent request.
     router: { method: 'GET', path: `/resource_providers/${provider}/allocations` },
   };
@@ -134,6 +135,8 @@ try {
     const scheduled = () => ({ source: 'aws.events', 'detail-type': 'Scheduled Event' });
     if (/capacity/i.test(description)) return { name: 'capacity metrics', requestPath: false, event: scheduled };
     if (/change sweeper/i.test(description)) return { name: 'change sweeper', requestPath: false, event: scheduled };
+    // The stream's batch with no record of a consumer: the function loads and answers, writing nothing.
+    if (/allocation history/i.test(description)) return { name: 'allocation history', requestPath: false, event: () => ({ Records: [] }) };
     return undefined;
   };
 

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { runAdmin } from '../support/admin.js';
 import { useLocalService } from '../support/local-service.js';
 
 const service = useLocalService();
@@ -130,6 +131,19 @@ describe('a scripted life of consumers, as `placement-admin history` reads it', 
     expect(usage.body.project_id).toBe(PROJECT);
     expect(usage.body.resource_hours.VCPU).toBeCloseTo(vcpuHours, 5);
     expect(usage.body.resource_hours.VGPU).toBeGreaterThan(0);
+
+    // What placement-admin prints: with --json exactly the events, oldest first, and the usage in the issue's form.
+    const printed = await runAdmin(['history', '--url', service.url, '--consumer', instance, '--json']);
+    expect(printed.status, printed.stderr).toBe(0);
+    expect(JSON.parse(printed.stdout)).toEqual({ events: instanceEvents });
+    expect(Object.keys(instanceEvents[0]!)).toEqual(['at', 'consumer', 'project_id', 'user_id', 'consumer_type', 'request_id', 'before', 'after']);
+    expect(printed.stderr).toMatch(/the change stream was read to changes up to \d{4}-/);
+    const table = await runAdmin(['history', '--url', service.url, '--provider', b]);
+    expect(table.stdout.split('\n').filter((line) => line.includes(`consumer ${instance}`))).toHaveLength(2);
+    const summed = await runAdmin(['usage', '--url', service.url, '--project', PROJECT, '--since', started, '--until', until, '--json']);
+    expect(summed.status, summed.stderr).toBe(0);
+    expect(JSON.parse(summed.stdout)).toEqual({ project_id: PROJECT, since: started, until, resourceHours: usage.body.resource_hours });
+    expect((await runAdmin(['history', '--url', service.url])).status).toBe(2);
   });
 
   it('a POST /allocations of 200 consumers (a multi-step change): 200 events, one request', async () => {

@@ -1,0 +1,156 @@
+/**
+ * placement-admin history and usage: what happened to a consumer's or a
+ * provider's allocations, and a project's resource-hours, from this
+ * service's allocation history (GET /history/..., docs/operators/history.md;
+ * upstream keeps none).
+ */
+import { command, UsageError } from '../command-line.js';
+import { connect, expectStatus } from '../endpoint.js';
+
+type Holdings = Record<string, Record<string, number>>;
+
+interface HistoryEvent {
+  at: string;
+  consumer: string;
+  project_id: string;
+  user_id: string;
+  consumer_type: string | null;
+  request_id: string | null;
+  before: Holdings;
+  after: Holdings;
+}
+
+interface StreamPosition {
+  newest_change_read: string | null;
+  read_at: string | null;
+}
+
+const CONNECTION = {
+  url: { type: 'string', value: 'URL', help: 'the Placement API (this service)', required: true },
+  token: { type: 'string', value: 'T', help: 'X-Auth-Token (default: noauth2\'s "admin")' },
+} as const;
+const RANGE = {
+  since: { type: 'string', value: 'TIME', help: 'from this time on (ISO 8601, e.g. 2026-11-26T17:00:00Z)' },
+  until: { type: 'string', value: 'TIME', help: 'before this time (ISO 8601)' },
+} as const;
+
+const query = (parameters: Record<string, string | undefined>): string => {
+  const given = Object.entries(parameters).filter((entry): entry is [string, string] => entry[1] !== undefined);
+  return given.length === 0 ? '' : `?${new URLSearchParams(given).toString()}`;
+};
+
+/** The answer may miss the changes committed since the stream was last read: said on stderr, so that --json stays exact. */
+function warnOfLag(stream: StreamPosition): void {
+  const read = stream.newest_change_read === null ? 'nothing yet' : `changes up to ${stream.newest_change_read} (read at ${stream.read_at})`;
+  console.error(`history: the change stream was read to ${read}; a change after that may not be listed yet`);
+}
+
+const holdingsLine = (holdings: Holdings): string =>
+  Object.keys(holdings).length === 0
+    ? 'nothing'
+    : Object.entries(holdings)
+        .map(
+          ([provider, resources]) =>
+            `${provider}: ${Object.entries(resources)
+              .map(([name, amount]) => `${name} ${amount}`)
+              .join(', ')}`,
+        )
+        .join('; ');
+
+const eventLines = (event: HistoryEvent): string[] => [
+  `${event.at}  consumer ${event.consumer} (${event.consumer_type ?? 'no type'}, project ${event.project_id}, user ${event.user_id})  ${event.request_id ?? 'no request id'}`,
+  `    before  ${holdingsLine(event.before)}`,
+  `    after   ${holdingsLine(event.after)}`,
+];
+
+export const history = command({
+  name: 'history',
+  summary: "what happened to a consumer's or a provider's allocations: every change, oldest first",
+  synopsis: '--url URL [--token T] (--consumer U | --provider P) [--since TIME] [--until TIME] [--json]',
+  description: [
+    "Asks this service's allocation history (admins only by default) for every committed change of a consumer's",
+    'allocations, or of the allocations of every consumer on a provider: when it committed, which request made it,',
+    'who the consumer is, and what it held before and after. A 409 or a rolled-back change is not there: it changed',
+    'nothing. docs/operators/history.md says what is recorded, its delay and its retention.',
+  ].join('\n'),
+  options: {
+    ...CONNECTION,
+    consumer: { type: 'string', value: 'U', help: "the consumer's uuid (an instance, a migration)" },
+    provider: { type: 'string', value: 'P', help: "the resource provider's uuid" },
+    ...RANGE,
+    json: { type: 'boolean', help: 'print {"events": [...]}, oldest first' },
+  },
+  check: (values) => {
+    if ((values.consumer === undefined) === (values.provider === undefined)) throw new UsageError('give one of --consumer and --provider');
+  },
+  run: async (values) => {
+    const { client } = await connect(values.url!, values.token);
+    const path =
+      values.consumer !== undefined
+        ? `/history/allocations/${encodeURIComponent(values.consumer)}`
+        : `/history/resource_providers/${encodeURIComponent(values.provider!)}/allocations`;
+    const url = `${path}${query({ since: values.since, until: values.until })}`;
+    const body = expectStatus(await client.get(url), [200], `GET ${url}`).body as { events: HistoryEvent[]; history_stream: StreamPosition };
+    warnOfLag(body.history_stream);
+    if (values.json) {
+      const events = body.events.map(({ at, consumer, project_id, user_id, consumer_type, request_id, before, after }) => ({
+        at,
+        consumer,
+        project_id,
+        user_id,
+        consumer_type,
+        request_id,
+        before,
+        after,
+      }));
+      console.log(JSON.stringify({ events }));
+    } else {
+      console.log(body.events.length === 0 ? 'no allocation changes in the range' : body.events.flatMap(eventLines).join('\n'));
+    }
+    return 0;
+  },
+});
+
+export const usage = command({
+  name: 'usage',
+  summary: "a project's resource-hours over a time range, from the allocation history",
+  synopsis: '--url URL [--token T] --project P [--user U] [--since TIME] [--until TIME] [--json]',
+  description: [
+    "What a project's consumers (or one user's) held over the range, per resource class, in resource-hours:",
+    '4 VCPU held for 30 minutes is 2 VCPU-hours. --until defaults to now, --since to 30 days before --until.',
+    'Computed by the service from its allocation history (docs/operators/history.md).',
+  ].join('\n'),
+  options: {
+    ...CONNECTION,
+    project: { type: 'string', value: 'P', help: 'the project id', required: true },
+    user: { type: 'string', value: 'U', help: "only this user's consumers" },
+    ...RANGE,
+    json: { type: 'boolean', help: 'print {"project_id", "since", "until", "resourceHours": {CLASS: X}}' },
+  },
+  run: async (values) => {
+    const { client } = await connect(values.url!, values.token);
+    const url = `/history/usages${query({ project_id: values.project, user_id: values.user, since: values.since, until: values.until })}`;
+    const body = expectStatus(await client.get(url), [200], `GET ${url}`).body as {
+      project_id: string;
+      since: string;
+      until: string;
+      resource_hours: Record<string, number>;
+      history_stream: StreamPosition;
+    };
+    warnOfLag(body.history_stream);
+    if (values.json) {
+      console.log(JSON.stringify({ project_id: body.project_id, since: body.since, until: body.until, resourceHours: body.resource_hours }));
+      return 0;
+    }
+    const classes = Object.entries(body.resource_hours);
+    const width = Math.max(0, ...classes.map(([name]) => name.length));
+    const who = values.user === undefined ? `project ${body.project_id}` : `project ${body.project_id}, user ${values.user}`;
+    console.log(
+      [
+        `${who}, ${body.since} to ${body.until}:`,
+        ...(classes.length === 0 ? ['  nothing held'] : classes.map(([name, hours]) => `  ${name.padEnd(width)}  ${hours} resource-hours`)),
+      ].join('\n'),
+    );
+    return 0;
+  },
+});
