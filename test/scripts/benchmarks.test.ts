@@ -2,10 +2,14 @@
  * Every benchmark and measurement script still runs: each at a small size,
  * as `npm run` starts it, must exit 0 and print its table (figures are the
  * scripts' business, not a test's: docs/testing/benchmarks.md). CI runs the
- * tests twice, the second time on Node 22; the three heaviest (they start
- * upstream Placement and a region of their own) run in the first pass only.
+ * tests twice, the second time on Node 22; the heaviest (they start upstream
+ * Placement and a region of their own, or bundle every function) run in the
+ * first pass only.
  */
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freeLoopbackPort } from '../../local/dynamodb-local.js';
 import { PROJECT_ROOT } from '../../infra/bundling.js';
@@ -85,6 +89,23 @@ describe.skipIf(ON_NODE_22)('the heaviest benchmarks (Node 20 pass only)', () =>
     const args = ['--start-target', await port(), '--start-reference', await port(), '--nodes', '4', '--warmup', '5', '--duration', '10'];
     expectTable(await npmRun('bench:region', args, {}, 480_000));
   }, 480_000);
+
+  it('bundle-report', async () => {
+    const assembly = mkdtempSync(join(tmpdir(), 'bundle-report-'));
+    try {
+      const synth = await npmRun('synth', ['-q', '-o', assembly, '-c', 'regions=us-east-1', '-c', 'stage=ci', '-c', 'auth=noauth2'], {}, 480_000);
+      expect(synth.code, synth.stderr.slice(-3000)).toBe(0);
+      // It exits 1 when a function misses its size or import-time target, which a loaded CI machine's import times say
+      // nothing about: it must have measured every function (its closing line comes after the table).
+      const report = await npmRun('bundle-report', ['--assembly', assembly, '--runs', '1'], {}, 480_000);
+      expect([0, 1], report.stderr.slice(-3000)).toContain(report.code);
+      expect(report.stdout).toMatch(/^\|.*\|\s*\n\|(\s*:?-+:?\s*\|)+/m);
+      expect(report.stdout).toMatch(/\| allocation history \|[^\n]*\| ok \|/);
+      expect(report.stdout).toContain('Targets of the request-path functions');
+    } finally {
+      rmSync(assembly, { recursive: true, force: true });
+    }
+  }, 960_000);
 
   it('cost-report', async () => {
     // The smallest run that samples every kind of request the bill prices: a boot or delete a second, and enough nodes that
