@@ -49,7 +49,8 @@ const asLambdaEvent = (records: StreamRecord[]): DynamoDBStreamEvent =>
     })),
   }) as DynamoDBStreamEvent;
 
-export function readHistoryStream(endpoint: string): HistoryStreamReader {
+/** `record` is the history function (history-report passes it measured). */
+export function readHistoryStream(endpoint: string, record: (event: DynamoDBStreamEvent) => Promise<unknown> = recordHistory): HistoryStreamReader {
   // As the service's own client reaches DynamoDB Local (shared/storage/client.ts): any credentials do.
   const streams = new DynamoDBStreamsClient({
     endpoint,
@@ -75,7 +76,7 @@ export function readHistoryStream(endpoint: string): HistoryStreamReader {
     while (iterator !== undefined) {
       const { Records: records = [], NextShardIterator: next } = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
       const consumers = records.filter(isConsumerRecord);
-      if (consumers.length > 0) await recordHistory(asLambdaEvent(consumers));
+      if (consumers.length > 0) await record(asLambdaEvent(consumers));
       const last = records.at(-1)?.dynamodb?.SequenceNumber ?? unsaved.get(shardId)?.sequenceNumber ?? saved?.sequenceNumber;
       const read = (unsaved.get(shardId)?.records ?? 0) + records.length;
       if (next === undefined || consumers.length > 0 || read >= UNSAVED_RECORDS) {

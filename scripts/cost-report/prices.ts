@@ -20,6 +20,8 @@ export const PRICES = {
   /** https://aws.amazon.com/dynamodb/pricing/on-demand/ : on-demand request units (since the November 2024 cut). */
   dynamoReadUnitPerMillion: 0.125,
   dynamoWriteUnitPerMillion: 0.625,
+  /** https://aws.amazon.com/dynamodb/pricing/ : Standard table class storage beyond the free 25 GB a month. */
+  dynamoStorageGbMonth: 0.25,
   /**
    * https://aws.amazon.com/dynamodb/pricing/provisioned/ : provisioned capacity, per RCU-hour and WCU-hour. The stored
    * copy of that page this was checked against does not show the figures (they load separately); these are the us-east-1

@@ -17,6 +17,7 @@ import { allocationEvent, type AllocationEvent, type ChangeStamp } from '../doma
 import type { Consumer } from '../domain/model.js';
 import { config } from '../config.js';
 import { dynamo, tableName } from './client.js';
+import { recordConsumedCapacity, RETURN_CONSUMED_CAPACITY } from './consumed-capacity.js';
 import { batchGet, getItem, queryAll } from './reads.js';
 import { putAll } from './journal.js';
 import { TYPE_ATTRIBUTE, type Item } from './items/fields.js';
@@ -76,25 +77,30 @@ const expiresAt = (at: string): number => Math.ceil(Date.parse(at) / 1000) + con
 export async function recordAllocationEvents(records: readonly ChangeRecord[]): Promise<number> {
   const items: Item[] = [];
   let events = 0;
-  let newest = 0;
+  /** The newest commit time among the consumer records (ISO 8601 strings in UTC sort as times). */
+  let newest = '';
   for (const { dynamodb: change } of records) {
     if (change === undefined) continue;
-    newest = Math.max(newest, change.ApproximateCreationDateTime ?? 0);
     const beforeItem = consumerImage(change.OldImage);
     const afterItem = consumerImage(change.NewImage);
     if (afterItem === undefined && beforeItem === undefined) continue;
     const before = beforeItem === undefined ? undefined : decodeConsumer(beforeItem);
     const after = afterItem === undefined ? undefined : decodeConsumer(afterItem);
     const streamAt = new Date((change.ApproximateCreationDateTime ?? 0) * 1000).toISOString();
-    const event = allocationEvent(before, after, await stampOf(beforeItem, before, afterItem, streamAt));
+    const stamp = await stampOf(beforeItem, before, afterItem, streamAt);
+    if (stamp.at > newest) newest = stamp.at;
+    const event = allocationEvent(before, after, stamp);
     if (event === undefined) continue;
     items.push(...encodeAllocationEvent(event, change.SequenceNumber!, expiresAt(event.at)));
     events++;
   }
   await putAll(items);
-  if (newest > 0) {
-    const position = { newestChangeRead: new Date(newest * 1000).toISOString(), readAt: new Date().toISOString() };
-    await dynamo().send(new PutCommand({ TableName: tableName(), Item: encodeHistoryPosition(position) }));
+  if (newest !== '') {
+    const position = { newestChangeRead: newest, readAt: new Date().toISOString() };
+    const output = await dynamo().send(
+      new PutCommand({ TableName: tableName(), Item: encodeHistoryPosition(position), ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY }),
+    );
+    recordConsumedCapacity(output.ConsumedCapacity, 'write');
   }
   return events;
 }

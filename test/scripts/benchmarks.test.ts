@@ -57,6 +57,10 @@ describe('the benchmarks that start their own service', () => {
     expectTable(await npmRun('faults', [], { OPERATIONS: '150', WORKERS: '4', PROVIDERS: '4' }));
   }, 300_000);
 
+  it('history-report', async () => {
+    expectTable(await npmRun('history-report', [], { HISTORY_CONSUMERS: '3' }));
+  }, 300_000);
+
   it('log-report', async () => {
     expectTable(await npmRun('log-report', [], { PORT: await port(), LOG_REPORT_RUNS: '1' }));
   }, 300_000);

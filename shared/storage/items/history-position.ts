@@ -1,7 +1,7 @@
 /**
  * How far the history function has read the change stream: the commit time
- * of the newest change in the last batch it finished, and when it finished
- * it. Each history answer carries it (shared/storage/history.ts).
+ * of the newest consumer change in the last batch it finished, and when it
+ * finished it. Each history answer carries it (shared/storage/history.ts).
  *
  *   pk HISTORY_STREAM   sk POSITION
  */
@@ -10,7 +10,7 @@ import { stringField, TYPE_ATTRIBUTE, type Item, type Key } from './fields.js';
 export const HISTORY_POSITION_TYPE = 'historyPosition';
 
 export interface HistoryPosition {
-  /** The newest commit time the history function has read (the stream's time of the record, to the second). */
+  /** The newest commit time of a consumer change the history function has read. */
   newestChangeRead: string;
   readAt: string;
 }

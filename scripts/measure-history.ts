@@ -1,0 +1,160 @@
+/**
+ * `npm run history-report`: what the allocation history costs and how far
+ * it lags (docs/operators/history.md).
+ *
+ * 1. Delay: `npm start`'s service (in this process) with its stream reader
+ *    at its default second; HISTORY_CONSUMERS consumers (default 100) are
+ *    each claimed, resized and deleted one request at a time, and after
+ *    each answer GET /history/allocations/{consumer} is asked every 20 ms
+ *    until the change is there: commit to history, p50 and p99.
+ * 2. Cost: the same life again once the service's reader is idle; then
+ *    the stream is read here from where it stopped, and the history function invoked once per
+ *    change, as Lambda does at a region's rate (a change every few seconds
+ *    leaves one record in a batch): per change, its DynamoDB units,
+ *    requests (and those on the critical path), CPU, and the bytes it
+ *    stores; priced at scripts/cost-report/prices.ts's list prices with the
+ *    cost report's duration model (bill.ts).
+ */
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { DynamoDBStreamEvent } from 'aws-lambda';
+import { PlacementClient } from '../admin/placement-client.js';
+import { handler as recordHistory } from '../functions/allocation-history.js';
+import { readHistoryStream } from '../local/history-stream.js';
+import { startLocalService } from '../local/service.js';
+import { takeConsumedCapacity, takeRequests, trackConsumedCapacity } from '../shared/storage/consumed-capacity.js';
+import { queryAll } from '../shared/storage/reads.js';
+import { consumerHistoryPk, projectHistoryPk, providerHistoryPk } from '../shared/storage/items/allocation-event.js';
+import { durationCost } from './cost-report/bill.js';
+import { PRICES } from './cost-report/prices.js';
+
+const CONSUMERS = Number(process.env.HISTORY_CONSUMERS ?? 100);
+const PROJECT = 'history-report';
+/** The history function's memory size (infra/constructs/allocation-history.ts). */
+const MEMORY_MB = 256;
+const RETENTION_MONTHS = 90 / 30;
+
+const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))]!;
+
+/** nova's life of one instance: claimed, resized, deleted; `after` runs after each answer. */
+async function lifeOf(api: PlacementClient, node: string, after: (consumer: string, changes: number) => Promise<void>): Promise<void> {
+  const consumer = randomUUID();
+  const body = (vcpu: number, generation: number | null) => ({
+    allocations: { [node]: { resources: { VCPU: vcpu, MEMORY_MB: vcpu * 2048, DISK_GB: 20 } } },
+    project_id: PROJECT,
+    user_id: 'user',
+    consumer_generation: generation,
+    consumer_type: 'INSTANCE',
+  });
+  const sent = [
+    () => api.put(`/allocations/${consumer}`, body(2, null)),
+    () => api.put(`/allocations/${consumer}`, body(4, 1)),
+    () => api.delete(`/allocations/${consumer}`),
+  ];
+  for (const [n, send] of sent.entries()) {
+    const answer = await send();
+    if (answer.status >= 300) throw new Error(`${answer.status} ${answer.text}`);
+    await after(consumer, n + 1);
+  }
+}
+
+async function compute(api: PlacementClient): Promise<string> {
+  const node = randomUUID();
+  await api.post('/resource_providers', { uuid: node, name: `node-${node}` });
+  const inventories = { VCPU: { total: 100_000 }, MEMORY_MB: { total: 100_000_000 }, DISK_GB: { total: 100_000_000 } };
+  const answer = await api.put(`/resource_providers/${node}/inventories`, { resource_provider_generation: 0, inventories });
+  if (answer.status !== 200) throw new Error(`${answer.status} ${answer.text}`);
+  return node;
+}
+
+const service = await startLocalService({ port: 0 });
+const api = new PlacementClient(service.url, { version: '1.39' });
+const node = await compute(api);
+
+// 1. Delay.
+const delays: number[] = [];
+for (let n = 0; n < CONSUMERS; n++) {
+  await lifeOf(api, node, async (consumer, changes) => {
+    const committed = performance.now();
+    for (;;) {
+      const { body } = await api.get(`/history/allocations/${consumer}`);
+      if (body.events.length >= changes) break;
+      await sleep(20);
+    }
+    delays.push(performance.now() - committed);
+  });
+}
+
+// 2. Cost, one change per invocation: the service's reader sleeps (it reads the setting as it schedules its next pass, and
+// that pass finds nothing new), and the changes made after it are read here from its checkpoint on.
+process.env.PLACEMENT_LOCAL_HISTORY_SECONDS = '86400';
+await sleep(2500);
+const consumers: string[] = [];
+for (let n = 0; n < CONSUMERS; n++) await lifeOf(api, node, async (consumer, changes) => void (changes === 1 && consumers.push(consumer)));
+const invocations: { read: number; write: number; requests: number; critical: number; cpuMs: number }[] = [];
+const measured = async (event: DynamoDBStreamEvent) => {
+  for (const record of event.Records) {
+    await trackConsumedCapacity(async () => {
+      const cpu = process.cpuUsage();
+      await recordHistory({ Records: [record] });
+      const used = process.cpuUsage(cpu);
+      const { read, write } = takeConsumedCapacity();
+      invocations.push({ read, write, ...takeRequests(), cpuMs: (used.user + used.system) / 1000 });
+    });
+  }
+};
+const reader = readHistoryStream(service.dynamoDbEndpoint, measured);
+await reader.catchUp();
+await reader.stop();
+const stored = [
+  ...(
+    await Promise.all(consumers.map((uuid) => queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': consumerHistoryPk(uuid) } })))
+  ).flat(),
+  ...(await queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': providerHistoryPk(node) } })),
+  ...(await queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': projectHistoryPk(PROJECT) } })),
+];
+await service.stop();
+
+/** DynamoDB's size of an item: attribute names and values, strings and binary by their bytes, numbers about 21 at most, plus 100 bytes of index overhead it bills storage on. */
+const itemBytes = (item: Record<string, unknown>) =>
+  100 +
+  Object.entries(item).reduce((sum, [name, value]) => {
+    const size = value instanceof Uint8Array ? value.byteLength : typeof value === 'number' ? 21 : Buffer.byteLength(String(value ?? ''));
+    return sum + Buffer.byteLength(name) + size;
+  }, 0);
+
+const changes = invocations.length;
+const mean = (pick: (one: (typeof invocations)[number]) => number) => invocations.reduce((sum, one) => sum + pick(one), 0) / changes;
+const bytesPerChange = stored.reduce((sum, item) => sum + itemBytes(item), 0) / changes;
+const work = { cpuMs: mean((one) => one.cpuMs), dynamoCalls: mean((one) => one.critical) };
+// Per million changes, USD: at the function's memory size, one invocation each.
+const perMillion = {
+  'Lambda requests': PRICES.lambdaRequestPerMillion,
+  'Lambda duration': durationCost(work, MEMORY_MB) * 1e6,
+  'DynamoDB writes (events, position)': mean((one) => one.write) * PRICES.dynamoWriteUnitPerMillion,
+  'DynamoDB reads (removal notes)': mean((one) => one.read) * PRICES.dynamoReadUnitPerMillion,
+  // The removal note rides in the deleting transaction: 2 write units a note, one change in three here is a removal.
+  'removal notes in the claims': (2 / 3) * PRICES.dynamoWriteUnitPerMillion,
+  [`storage for ${RETENTION_MONTHS * 30} days`]: ((bytesPerChange * 1e6) / 1e9) * PRICES.dynamoStorageGbMonth * RETENTION_MONTHS,
+};
+const total = Object.values(perMillion).reduce((sum, value) => sum + value, 0);
+
+console.log(`Allocation history, ${CONSUMERS} consumers each claimed, resized and deleted (${changes} changes)\n`);
+console.log('| commit to history, locally | p50 ms | p99 ms | max ms |\n|---|---|---|---|');
+console.log(
+  `| ${delays.length} changes, reader every 1 s | ${percentile(delays, 50).toFixed(0)} | ${percentile(delays, 99).toFixed(0)} | ${Math.max(...delays).toFixed(0)} |\n`,
+);
+console.log('| per change | write units | read units | DynamoDB requests (critical path) | CPU ms | bytes stored |\n|---|---|---|---|---|---|');
+console.log(
+  `| mean | ${mean((one) => one.write).toFixed(2)} | ${mean((one) => one.read).toFixed(2)} | ${mean((one) => one.requests).toFixed(2)} (${work.dynamoCalls.toFixed(2)}) | ${work.cpuMs.toFixed(2)} | ${bytesPerChange.toFixed(0)} |\n`,
+);
+console.log('| USD per million changes, us-east-1 list prices | |\n|---|---|');
+for (const [component, usd] of Object.entries(perMillion)) console.log(`| ${component} | ${usd.toFixed(3)} |`);
+console.log(`| **total** | **${total.toFixed(3)}** |`);
+console.log(
+  `\nStorage at $${PRICES.dynamoStorageGbMonth} per GB-month (DynamoDB Standard, beyond the free 25 GB), each change kept ${RETENTION_MONTHS * 30} days. ` +
+    `Lambda duration: ${work.cpuMs.toFixed(2)} ms of CPU at ${MEMORY_MB} MB plus ${work.dynamoCalls.toFixed(2)} DynamoDB requests on the critical path ` +
+    `at the cost report's assumed DynamoDB latency. Not included: the stream's reads (free for Lambda's triggers), records Lambda's filter drops (not billed), ` +
+    'the history reads of operators, and CloudWatch Logs (the function logs at debug only).',
+);
+process.exit(0);
