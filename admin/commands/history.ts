@@ -9,7 +9,8 @@ import { connect, expectStatus } from '../endpoint.js';
 
 type Holdings = Record<string, Record<string, number>>;
 
-interface HistoryEvent {
+/** One event as the history routes answer it (and `history --json` prints it). */
+export interface HistoryEvent {
   at: string;
   consumer: string;
   project_id: string;

@@ -8,23 +8,13 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import type { HistoryEvent as Event } from '../../admin/commands/history.js';
 import { runAdmin } from '../support/admin.js';
 import { useLocalService } from '../support/local-service.js';
 
 const service = useLocalService();
 const api = service.client({ token: 'admin', version: '1.39' });
 const PROJECT = `history-${randomUUID()}`;
-
-interface Event {
-  at: string;
-  consumer: string;
-  project_id: string;
-  user_id: string;
-  consumer_type: string | null;
-  request_id: string | null;
-  before: Record<string, Record<string, number>>;
-  after: Record<string, Record<string, number>>;
-}
 
 /** The request's answer, expected below 300, with its request id. */
 async function ok(method: string, path: string, body?: unknown) {
