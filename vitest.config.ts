@@ -7,6 +7,10 @@ export default defineConfig({
     globalSetup: ['test/support/build-admin.ts'],
     // Integration tests each start DynamoDB Local (a JVM): keep them from starving each other.
     maxWorkers: 2,
+    // The services the tests start read the change stream into the allocation history only where a test asks
+    // (PLACEMENT_LOCAL_HISTORY_SECONDS=1, as npm start does): everywhere else it would double DynamoDB Local's writes of
+    // every claim for nothing the test looks at. CI's conformance, differential and mixed-version runs keep it on.
+    env: { PLACEMENT_LOCAL_HISTORY_SECONDS: '86400' },
     // Bounds for a hung test, not speed targets: on a loaded 2-core machine a JVM takes minutes to start
     // and 320 contending claims as long, and slow is not broken (benchmarks measure speed).
     testTimeout: 600_000,
