@@ -81,7 +81,7 @@ const RESOLVE_ROUNDS = 5;
  * writes once committed. Enough for the parts under way to end (a
  * transaction of 100 and its batch writes) and the head's abort.
  */
-const TIME_KEPT_MS = 2_000;
+export const TIME_KEPT_MS = 2_000;
 
 const isConditionFailure = (error: unknown): error is ConditionalCheckFailedException => error instanceof ConditionalCheckFailedException;
 const keyOf = (item: Item): Key => ({ pk: item.pk as string, sk: item.sk as string });
@@ -590,7 +590,7 @@ function beforeFence(item: Item): Item[] {
 }
 
 /** The writer ran out of its invocation's time before the commit point: the change is aborted, so nothing of it lands. */
-class OutOfTime extends DependencyUnavailable {
+export class OutOfTime extends DependencyUnavailable {
   constructor() {
     super('The change could not be written in the time this function has, and nothing of it was. Please retry.');
   }

@@ -6,15 +6,15 @@ import { nextAncestor, type Lineage } from '../domain/provider-tree.js';
 import { SHARING_TRAIT } from '../domain/standard-catalog.js';
 import { randomUUID } from 'node:crypto';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.js';
 import { dynamo, tableName } from './client.js';
 import { recordConsumedCapacity, RETURN_CONSUMED_CAPACITY } from './consumed-capacity.js';
 import { timeLeftMs } from './deadline.js';
-import { eachConcurrently, FENCE_ATTRIBUTE, TRANSACTION_CONCURRENCY } from './journal.js';
+import { eachConcurrently, FENCE_ATTRIBUTE, OutOfTime, partsOfSize, TIME_KEPT_MS, TRANSACTION_CONCURRENCY } from './journal.js';
 import { writesFormat } from './storage-format.js';
 import { MAX_TRANSACTION_ITEMS } from './transact.js';
-import type { Plan } from './transaction.js';
+import { commitInOneTransaction, type Plan } from './transaction.js';
 import { Expression } from './expression.js';
 import { batchGet, getItem, projectionOf, queryAll, withProjection, type Projection } from './reads.js';
 import { BY_SHARD_INDEX } from './table-definition.js';
@@ -41,6 +41,7 @@ import {
   aggregatePartition,
   decodeSearchEntry,
   encodeSearchEntry,
+  SearchEntryAttribute,
   sharingInAggregateKey,
   sharingMarkerKey,
   sharingPartition,
@@ -488,7 +489,7 @@ function searchEntryWrites(before: Provider | undefined, after: Provider | undef
  * at its word): a change can then leave entries that no longer agree behind
  * for a moment and remove them after its commit.
  */
-const ENTRIES_AFTER_COMMIT_SINCE_FORMAT = 2;
+const ENTRIES_OUTSIDE_COMMIT_SINCE_FORMAT = 2;
 
 /** How long before the invocation's deadline a cleanup stops, leaving the rest to the sweeper. */
 const CLEANUP_TIME_KEPT_MS = 1_000;
@@ -502,51 +503,104 @@ const ENTRIES_REMOVED_BY_THE_REQUEST = TRANSACTION_CONCURRENCY * ENTRIES_PER_TRA
 /**
  * A provider's deletion (`after` undefined) or change. Where its writes fit
  * one transaction, they are the usual ones. A provider in thousands of
- * aggregates has as many search entries, and deleting them in the commit
- * made its deletion, or a change taking many aggregates away, a multi-step
- * change of thousands of fenced writes (11 s for a deletion in 2,000
- * aggregates on DynamoDB Local). Where the table's format allows (above),
- * the commit instead writes everything else and an entry cleanup item
- * (items/entry-cleanup.ts); the entries it no longer agrees with, which no
- * reader takes, are removed after it, then the cleanup item: by the request
- * when they take one round of transactions, else by the sweeper (at most a
- * minute later in AWS), so that the change answers in the time of its other
- * writes. A request that dies after the commit leaves its cleanup to the
- * sweeper too, once its lease has passed. Entries a change adds stay in its
- * commit: a reader must find a member as soon as the provider says it is one.
+ * aggregates has as many search entries, and writing them in the commit
+ * made its deletion, or a change adding or taking away many aggregates, a
+ * multi-step change of thousands of fenced writes (11 s for a deletion in
+ * 2,000 aggregates on DynamoDB Local). Where the table's format allows
+ * (above), the commit instead holds everything else, and the entries no
+ * reader takes yet or any more are written before it or removed after it:
+ *
+ * - Entries it takes away are removed after the commit, then the entry
+ *   cleanup item (items/entry-cleanup.ts) the commit wrote: by the request
+ *   when they take one round of transactions, else by the sweeper (at most a
+ *   minute later in AWS), so that the change answers in the time of its
+ *   other writes. A request that dies after the commit leaves its cleanup to
+ *   the sweeper too, once its lease has passed.
+ * - Entries it adds are written ahead of the commit (addEntriesAhead), held
+ *   against every cleanup until the commit, which a reader must find them
+ *   by as soon as the provider says it is a member.
+ *
+ * A change of whether the provider shares through its aggregates, or one
+ * whose other writes pass one transaction (thousands of custom traits'
+ * use counts), keeps the usual plan.
  */
 export function providerChangePlan(before: Provider, after: Provider | undefined, errors: ProviderChangeErrors = {}): Plan<undefined> {
   const writes = providerChangeWrites(before, after, errors);
-  if (writes.length <= MAX_TRANSACTION_ITEMS || writesFormat() < ENTRIES_AFTER_COMMIT_SINCE_FORMAT) return { writes };
+  if (writes.length <= MAX_TRANSACTION_ITEMS || writesFormat() < ENTRIES_OUTSIDE_COMMIT_SINCE_FORMAT) return { writes };
   const sharing = before.traits.includes(SHARING_TRAIT);
-  const stays = after === undefined ? new Set<string>() : new Set(after.aggregates);
-  // Only what the change takes away: a change of traits alone (sharing through the aggregates or not) keeps its plan.
   if (after !== undefined && sharing !== after.traits.includes(SHARING_TRAIT)) return { writes };
-  const cleanup: Omit<EntryCleanup, 'due'> = {
+  const change: ProviderChange = { before, after };
+  const commitWrites = [...providerItemWrites(change, errors, { withSearchEntries: false }), ...useCountWrites([change], errors)];
+
+  const stays = new Set(after?.aggregates ?? []);
+  const removal: Omit<EntryCleanup, 'due'> = {
     key: entryCleanupKey(before.uuid, randomUUID()),
     uuid: before.uuid,
     aggregates: before.aggregates.filter((aggregate) => !stays.has(aggregate)),
     sharing,
     marker: sharing && after === undefined,
   };
-  const removed = entriesOf(cleanup).length;
-  if (removed === 0) return { writes };
+  const removed = entriesOf(removal).length;
   const byRequest = removed <= ENTRIES_REMOVED_BY_THE_REQUEST;
-  const change: ProviderChange = { before, after };
+  if (removed > 0) {
+    commitWrites.push({
+      item: { Put: { TableName: tableName(), Item: encodeEntryCleanup({ ...removal, due: Date.now() + (byRequest ? config.changeLeaseMs : 0) }) } },
+    });
+  }
+
+  const had = new Set(before.aggregates);
+  const addedAggregates = (after?.aggregates ?? []).filter((aggregate) => !had.has(aggregate));
   const added = searchEntryWrites(before, after).filter((write) => write.item.Put !== undefined);
+  let addition: EntryCleanup | undefined;
+  if (commitWrites.length + added.length <= MAX_TRANSACTION_ITEMS) commitWrites.push(...added);
+  else {
+    addition = { key: entryCleanupKey(before.uuid, randomUUID()), uuid: before.uuid, aggregates: addedAggregates, sharing, marker: false, due: holdUntil() };
+    commitWrites.push({ item: { Delete: { TableName: tableName(), Key: addition.key, ConditionExpression: 'attribute_exists(pk)' } } });
+  }
+  if (commitWrites.length > MAX_TRANSACTION_ITEMS) return { writes };
   return {
-    writes: [
-      ...providerItemWrites(change, errors, { withSearchEntries: false }),
-      ...added,
-      ...useCountWrites([change], errors),
-      { item: { Put: { TableName: tableName(), Item: encodeEntryCleanup({ ...cleanup, due: Date.now() + (byRequest ? config.changeLeaseMs : 0) }) } } },
-    ],
-    ...(byRequest && {
-      afterCommit: async () => {
-        await cleanUpEntries(cleanup);
-      },
-    }),
+    writes: commitWrites,
+    ...(addition && { beforeCommit: () => addEntriesAhead(addition) }),
+    ...(removed > 0 &&
+      byRequest && {
+        afterCommit: async () => {
+          await cleanUpEntries(removal);
+        },
+      }),
   };
+}
+
+/** The longest an entry written ahead of its change is held for it; the change commits before the hold ends, by a lease to spare for clocks. */
+const LONGEST_HOLD_MS = 60_000;
+
+/** When entries written ahead of a change now stop being held: within the invocation's time, and LONGEST_HOLD_MS, plus one lease. */
+const holdUntil = (): number => Date.now() + Math.min(timeLeftMs(), LONGEST_HOLD_MS) + config.changeLeaseMs;
+
+/**
+ * Writes the entries a change adds ahead of its commit, 100 a transaction,
+ * eight at a time. No reader takes them before the commit (the provider does
+ * not list their aggregates yet: agreesWithEntries), and no entry cleanup
+ * removes them until `heldUntil`, so that an earlier change's cleanup, which
+ * sees a provider that lists none of them yet, cannot take them away between
+ * this write and the commit. First, the addition's own cleanup item is
+ * written, due when the hold ends: should the change not commit (a
+ * conflict, or its request dies), the sweeper removes them then; its commit
+ * deletes the item, and fails if the item is gone. Each put requires that no
+ * multi-step change holds the entry (guarded), like every write. A change
+ * that could no longer commit well within the hold gives up with nothing
+ * of it in sight.
+ */
+async function addEntriesAhead(addition: EntryCleanup): Promise<void> {
+  recordConsumedCapacity(
+    (await dynamo().send(new PutCommand({ TableName: tableName(), Item: encodeEntryCleanup(addition), ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY })))
+      .ConsumedCapacity,
+    'write',
+  );
+  const puts = entriesOf(addition).map(({ key }): Write => ({
+    item: { Put: { TableName: tableName(), Item: encodeSearchEntry(key, addition.uuid, addition.due) } },
+  }));
+  await eachConcurrently(partsOfSize(puts, MAX_TRANSACTION_ITEMS), commitInOneTransaction, TRANSACTION_CONCURRENCY);
+  if (Date.now() > addition.due - config.changeLeaseMs - TIME_KEPT_MS) throw new OutOfTime();
 }
 
 /** The entries a cleanup removes. */
@@ -581,6 +635,7 @@ function cleanupParts(entries: SearchEntry[]): SearchEntry[][] {
  * the part sent again without them.
  */
 async function removeEntries(uuid: string, entries: SearchEntry[]): Promise<void> {
+  const notHeld = `attribute_not_exists(${FENCE_ATTRIBUTE}) AND (attribute_not_exists(${SearchEntryAttribute.heldUntil}) OR ${SearchEntryAttribute.heldUntil} < :now)`;
   for (let attempt = 0; entries.length > 0; attempt++) {
     if (timeLeftMs() < CLEANUP_TIME_KEPT_MS) throw new Error('out of time');
     const e = new Expression();
@@ -589,7 +644,7 @@ async function removeEntries(uuid: string, entries: SearchEntry[]): Promise<void
     );
     const check = { ConditionCheck: { TableName: tableName(), Key: providerKey(uuid), ConditionExpression: conditions.join(' AND '), ...e.attributes() } };
     const deletes = entries.map(({ key }) => ({
-      Delete: { TableName: tableName(), Key: key, ConditionExpression: `attribute_not_exists(${FENCE_ATTRIBUTE})` },
+      Delete: { TableName: tableName(), Key: key, ConditionExpression: notHeld, ExpressionAttributeValues: { ':now': Date.now() } },
     }));
     try {
       const output = await dynamo().send(new TransactWriteCommand({ TransactItems: [check, ...deletes], ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY }));

@@ -38,7 +38,7 @@ import { ItemTooLarge } from './items/fields.js';
  * A write that failed on another change's fence settles that change as far
  * as is due (journal.ts) and is a ConcurrentUpdate.
  */
-async function commitInOneTransaction(writes: Write[]): Promise<void> {
+export async function commitInOneTransaction(writes: Write[]): Promise<void> {
   const input = {
     TransactItems: writes.map((write) => guarded(write.item)),
     ClientRequestToken: randomUUID(),
@@ -87,6 +87,8 @@ export async function commit(writes: Write[]): Promise<void> {
 export interface Plan<T> {
   writes: Write[];
   result?: T;
+  /** Writes no reader takes before the commit, made ahead of it; a failure fails the change, and the sweeper removes what they left. */
+  beforeCommit?: () => Promise<void>;
   /** Work the commit leaves to do once it stands; it cannot fail the change (it keeps what it did not finish for the sweeper). */
   afterCommit?: () => Promise<void>;
 }
@@ -107,6 +109,7 @@ export async function readPlanCommit<T = undefined>(
   for (let retry = 0; ; retry++) {
     try {
       const plan = await attempt(retry);
+      await plan.beforeCommit?.();
       await commit(plan.writes);
       await plan.afterCommit?.();
       return plan.result as T;

@@ -5,6 +5,9 @@
  * sweeper, and until they are, no reader takes them. A deletion whose request died
  * between its commit and its cleanup is made here by committing the
  * deletion's writes without what follows them; the sweeper then finishes it.
+ * Adding hundreds writes their entries ahead of the commit, held against
+ * every cleanup until it; a request that dies before its commit is made by
+ * writing the entries ahead and committing nothing.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -17,6 +20,7 @@ import { aggregatePartition, SHARING_PK, sharingPartition } from '../../shared/s
 import { getProvider, providerChangePlan } from '../../shared/storage/providers.js';
 import { queryAll } from '../../shared/storage/reads.js';
 import { commit } from '../../shared/storage/transaction.js';
+import { withDeadline } from '../../shared/storage/deadline.js';
 import { useLocalService } from '../support/local-service.js';
 
 // The service's own sweeps (every 30 s) would race the test's: only the test sweeps.
@@ -34,13 +38,20 @@ async function ok(response: Promise<{ status: number; body: any }>, status: numb
   return answer.body;
 }
 
-/** A provider sharing DISK_GB through the aggregates (2 search entries each, one more for sharing): a deletion past one transaction. */
+/**
+ * A provider sharing DISK_GB through the aggregates (2 search entries each, one more for sharing): a deletion past one transaction.
+ * They are added 30 a request, each in one transaction: entries written ahead of a bigger change would be held against the
+ * cleanups these tests make for a minute.
+ */
 async function sharingPool(aggregates: string[]): Promise<string> {
   const uuid = randomUUID();
   await ok(api.post('/resource_providers', { uuid, name: `pool-${uuid}` }), 200);
   await ok(api.put(`/resource_providers/${uuid}/inventories`, { resource_provider_generation: 0, inventories: { DISK_GB: { total: 1000 } } }), 200);
   await ok(api.put(`/resource_providers/${uuid}/traits`, { resource_provider_generation: 1, traits: ['MISC_SHARES_VIA_AGGREGATE'] }), 200);
-  await ok(api.put(`/resource_providers/${uuid}/aggregates`, { resource_provider_generation: 2, aggregates }), 200);
+  const steps = Math.max(1, Math.ceil(aggregates.length / 30));
+  for (let step = 1; step <= steps; step++) {
+    await ok(api.put(`/resource_providers/${uuid}/aggregates`, { resource_provider_generation: 1 + step, aggregates: aggregates.slice(0, 30 * step) }), 200);
+  }
   return uuid;
 }
 
@@ -140,7 +151,8 @@ describe('taking hundreds of aggregates away from a provider', () => {
     const node = await computeNode(aggregates[0]!);
     const kept = aggregates.slice(0, 2);
 
-    await ok(api.put(`/resource_providers/${pool}/aggregates`, { resource_provider_generation: 3, aggregates: kept }), 200);
+    const { generation } = (await getProvider(pool))!;
+    await ok(api.put(`/resource_providers/${pool}/aggregates`, { resource_provider_generation: generation, aggregates: kept }), 200);
 
     expect(await leftOf(pool, aggregates)).toEqual({ entries: 2 * kept.length + 1, cleanups: 0 });
     expect(await readers(aggregates)).toEqual({ members: [node, pool].sort(), sharing: [pool], disks: 1 });
@@ -159,11 +171,69 @@ describe('taking hundreds of aggregates away from a provider', () => {
     expect(await readers(aggregates)).toEqual({ members: [node], sharing: [], disks: 0 });
 
     const again = aggregates.slice(0, 3);
-    await ok(api.put(`/resource_providers/${pool}/aggregates`, { resource_provider_generation: 4, aggregates: again }), 200);
+    await ok(api.put(`/resource_providers/${pool}/aggregates`, { resource_provider_generation: before.generation + 1, aggregates: again }), 200);
     await sleep(config.changeLeaseMs);
     expect((await sweeper()).entryCleanups).toBe(1);
 
     expect(await leftOf(pool, aggregates)).toEqual({ entries: 2 * again.length + 1, cleanups: 0 });
     expect(await readers(aggregates)).toEqual({ members: [node, pool].sort(), sharing: [pool], disks: 1 });
+  }, 300_000);
+});
+
+describe('adding hundreds of aggregates to a provider', () => {
+  it('writes their entries ahead of the commit: answers 200, readers find the provider, no cleanup is left', async () => {
+    const aggregates = Array.from({ length: AGGREGATES }, () => randomUUID());
+    const pool = await sharingPool([]);
+    const node = await computeNode(aggregates[0]!);
+    const before = (await getProvider(pool))!;
+    expect(providerChangePlan(before, { ...before, aggregates, generation: before.generation + 1 }).beforeCommit).toBeDefined();
+
+    await ok(api.put(`/resource_providers/${pool}/aggregates`, { resource_provider_generation: before.generation, aggregates }), 200);
+
+    expect(await leftOf(pool, aggregates)).toEqual({ entries: 2 * AGGREGATES + 1, cleanups: 0 });
+    expect(await readers(aggregates)).toEqual({ members: [node, pool].sort(), sharing: [pool], disks: 1 });
+  }, 300_000);
+
+  it("holds the entries it wrote ahead against an earlier removal's cleanup, which sees a provider listing none of them yet", async () => {
+    const aggregates = Array.from({ length: AGGREGATES }, () => randomUUID());
+    const pool = await sharingPool(aggregates);
+    const node = await computeNode(aggregates[0]!);
+    // Every aggregate taken away by a request that died after its commit: its cleanup is the sweeper's once its lease passes.
+    const before = (await getProvider(pool))!;
+    await commit(providerChangePlan(before, { ...before, aggregates: [], generation: before.generation + 1 }).writes);
+
+    // All of them added again, the entries written ahead and the commit not yet made.
+    const emptied = (await getProvider(pool))!;
+    const addition = providerChangePlan(emptied, { ...emptied, aggregates, generation: emptied.generation + 1 });
+    await addition.beforeCommit!();
+    expect(await readers(aggregates)).toEqual({ members: [node], sharing: [], disks: 0 });
+    await sleep(config.changeLeaseMs);
+    expect((await sweeper()).entryCleanups).toBe(0);
+
+    await commit(addition.writes);
+    expect(await readers(aggregates)).toEqual({ members: [node, pool].sort(), sharing: [pool], disks: 1 });
+    // The removal's cleanup now finds every aggregate listed again and keeps their entries.
+    expect((await sweeper()).entryCleanups).toBe(1);
+    expect(await leftOf(pool, aggregates)).toEqual({ entries: 2 * AGGREGATES + 1, cleanups: 0 });
+    expect(await readers(aggregates)).toEqual({ members: [node, pool].sort(), sharing: [pool], disks: 1 });
+  }, 300_000);
+
+  it('when its request dies before the commit: readers take none of the entries it wrote ahead, and the sweeper removes them once their hold ends', async () => {
+    const aggregates = Array.from({ length: AGGREGATES }, () => randomUUID());
+    const pool = await sharingPool([]);
+    const node = await computeNode(aggregates[0]!);
+    const before = (await getProvider(pool))!;
+    // An invocation with 10 s left holds them for 10 s and a lease.
+    await withDeadline(Date.now() + 10_000, () => providerChangePlan(before, { ...before, aggregates, generation: before.generation + 1 }).beforeCommit!());
+
+    expect(await leftOf(pool, aggregates)).toEqual({ entries: 2 * AGGREGATES + 1, cleanups: 1 });
+    expect(await readers(aggregates)).toEqual({ members: [node], sharing: [], disks: 0 });
+    expect((await sweeper()).entryCleanups).toBe(0);
+
+    await sleep(10_000 + config.changeLeaseMs);
+    expect((await sweeper()).entryCleanups).toBe(1);
+    // Left: the provider's sharing marker, which it had before.
+    expect(await leftOf(pool, aggregates)).toEqual({ entries: 1, cleanups: 0 });
+    expect(await readers(aggregates)).toEqual({ members: [node], sharing: [], disks: 0 });
   }, 300_000);
 });

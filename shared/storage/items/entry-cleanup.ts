@@ -3,7 +3,9 @@
  * remove after its commit (a deletion, or aggregates taken away), written in
  * that commit (providers.ts). The request removes the entries and then this
  * item, or leaves both to the change sweeper, which does them once `due`
- * passed.
+ * passed. A change adding many aggregates writes one before the entries it
+ * writes ahead of its commit, and its commit deletes it: should the commit
+ * not come, the sweeper removes those entries once their hold (`due`) ends.
  *
  *   pk ENTRY_CLEANUPS   sk <provider uuid>#<change id>
  *

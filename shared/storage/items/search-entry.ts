@@ -9,12 +9,16 @@
  *
  * One item per provider and aggregate, never one item that many providers
  * write, so they make a change bigger but never make an item hot.
+ *
+ * An entry written ahead of the change that adds its aggregate
+ * (providers.ts, addEntriesAhead) carries `heldUntil` (ms since the epoch):
+ * until then no entry cleanup removes it, whatever the provider lists.
  */
 import { stringField, TYPE_ATTRIBUTE, type Item, type Key } from './fields.js';
 import { clientPart } from './key-parts.js';
 
 export const SEARCH_ENTRY_TYPE = 'searchEntry';
-const SearchEntryAttribute = { uuid: 'uuid' } as const;
+export const SearchEntryAttribute = { uuid: 'uuid', heldUntil: 'heldUntil' } as const;
 
 export const SHARING_PK = 'SHARING';
 export const sharingMarkerKey = (uuid: string): Key => ({ pk: SHARING_PK, sk: uuid });
@@ -23,10 +27,11 @@ export const sharingInAggregateKey = (aggregate: string, uuid: string): Key => (
 export const aggregatePartition = (aggregate: string): string => clientPart('AGG', aggregate);
 export const aggregateMemberKey = (aggregate: string, uuid: string): Key => ({ pk: aggregatePartition(aggregate), sk: `RP#${uuid}` });
 
-export const encodeSearchEntry = (key: Key, providerUuid: string): Item => ({
+export const encodeSearchEntry = (key: Key, providerUuid: string, heldUntil?: number): Item => ({
   ...key,
   [TYPE_ATTRIBUTE]: SEARCH_ENTRY_TYPE,
   [SearchEntryAttribute.uuid]: providerUuid,
+  ...(heldUntil !== undefined && { [SearchEntryAttribute.heldUntil]: heldUntil }),
 });
 
 /** The uuid of the provider the entry names. */
