@@ -12,8 +12,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDynamoDbLocal, type DynamoDbLocal } from '../../../local/dynamodb-local.js';
-import { startFaultProxy, type FaultProxy } from '../../../scripts/lib/dynamodb-fault-proxy.js';
 import { PlacementClient } from '../../../admin/placement-client.js';
 import { ENTRY_CLEANUPS_PK } from '../../../shared/storage/items/entry-cleanup.js';
 import { aggregatePartition, sharingPartition } from '../../../shared/storage/items/search-entry.js';
@@ -21,6 +19,7 @@ import { sweepEntryCleanups } from '../../../shared/storage/providers.js';
 import { queryAll } from '../../../shared/storage/reads.js';
 import { nth } from '../../support/journal-requests.js';
 import { startServiceProcess, type ServiceProcess } from '../../support/service-process.js';
+import { useProxiedDynamoDbLocal } from '../../support/proxied-dynamodb-local.js';
 
 const AGGREGATES = 300;
 
@@ -37,24 +36,17 @@ const KILL_POINTS = [
 ];
 
 describe('a PUT adding hundreds of aggregates killed at each step', () => {
-  let database: DynamoDbLocal;
-  let proxy: FaultProxy;
+  const table = useProxiedDynamoDbLocal();
   let service: ServiceProcess | undefined;
   const killed: { pool: string; aggregates: string[] }[] = [];
 
-  beforeAll(async () => {
-    database = await startDynamoDbLocal({});
-    proxy = await startFaultProxy({ target: database.endpoint });
-    // The test's own reads of the table and its sweep go to DynamoDB Local directly.
-    process.env.PLACEMENT_DYNAMODB_ENDPOINT = database.endpoint;
-    // The service's own sweeps every 30 s would race the test's.
-    service = await startServiceProcess({ dynamoDbEndpoint: proxy.url, environment: { PLACEMENT_LOCAL_SWEEP_SECONDS: '0' } });
-  }, 600_000);
+  // The service's own sweeps every 30 s would race the test's.
+  const startService = async () => {
+    service = await startServiceProcess({ dynamoDbEndpoint: table.proxy.url, environment: { PLACEMENT_LOCAL_SWEEP_SECONDS: '0' } });
+  };
+  beforeAll(startService, 600_000);
   afterAll(async () => {
     await service?.stop();
-    await proxy?.stop();
-    await database?.stop();
-    delete process.env.PLACEMENT_DYNAMODB_ENDPOINT;
   });
 
   const client = () => new PlacementClient(service!.url, { version: '1.39', timeoutMs: 300_000 });
@@ -83,13 +75,13 @@ describe('a PUT adding hundreds of aggregates killed at each step', () => {
         (await placement.put(`/resource_providers/${pool}/traits`, { resource_provider_generation: 0, traits: ['MISC_SHARES_VIA_AGGREGATE'] })).status,
       ).toBe(200);
 
-      const held = proxy.holdNext(point.matches);
+      const held = table.proxy.holdNext(point.matches);
       const put = placement.put(`/resource_providers/${pool}/aggregates`, { resource_provider_generation: 1, aggregates }).catch((error: Error) => error);
       await held;
       await service!.kill();
       expect(await put).toBeInstanceOf(Error);
 
-      service = await startServiceProcess({ dynamoDbEndpoint: proxy.url, environment: { PLACEMENT_LOCAL_SWEEP_SECONDS: '0' } });
+      await startService();
       expect(await seen(pool, aggregates)).toEqual({ listed: 0, generation: 1, members: 0, sharing: 0 });
       killed.push({ pool, aggregates });
     }, 300_000);

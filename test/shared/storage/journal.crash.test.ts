@@ -7,15 +7,14 @@
  * again within seconds, and once the sweeper ran nothing of the change may
  * be left in the table.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDynamoDbLocal, type DynamoDbLocal } from '../../../local/dynamodb-local.js';
+import { afterAll, describe, expect, it } from 'vitest';
 import { reshapeVgpuToChild } from '../../../scripts/lib/big-changes.js';
-import { startFaultProxy, type FaultProxy } from '../../../scripts/lib/dynamodb-fault-proxy.js';
 import { PlacementClient } from '../../../admin/placement-client.js';
 import { sweepChanges } from '../../../shared/storage/journal.js';
 import { isApply, isCommit, isFence, isFinish, isStaging, nth } from '../../support/journal-requests.js';
 import { claimsTakenAgain, leftovers, reshapeState } from '../../support/reshape-state.js';
 import { startServiceProcess, type ServiceProcess } from '../../support/service-process.js';
+import { useProxiedDynamoDbLocal } from '../../support/proxied-dynamodb-local.js';
 
 const INSTANCES = 200;
 
@@ -29,41 +28,31 @@ const KILL_POINTS = [
 ] as const;
 
 describe('a 200-instance reshape killed at each step', () => {
-  let database: DynamoDbLocal;
-  let proxy: FaultProxy;
+  const table = useProxiedDynamoDbLocal();
   let service: ServiceProcess | undefined;
   const timings: string[] = [];
 
-  beforeAll(async () => {
-    database = await startDynamoDbLocal({});
-    proxy = await startFaultProxy({ target: database.endpoint });
-    // The test's own reads of the table (and its sweeps) go to DynamoDB Local directly.
-    process.env.PLACEMENT_DYNAMODB_ENDPOINT = database.endpoint;
-  }, 600_000);
   afterAll(async () => {
     await service?.stop();
-    await proxy?.stop();
-    await database?.stop();
-    delete process.env.PLACEMENT_DYNAMODB_ENDPOINT;
     console.log(['| killed while | found after restart | claims taken again after |', '|---|---|---|', ...timings].join('\n'));
   });
 
   for (const point of KILL_POINTS) {
     it(`${point.step}: wholly ${point.outcome} after a restart, claims taken again within seconds, nothing left once swept`, async () => {
-      service = await startServiceProcess({ dynamoDbEndpoint: proxy.url });
+      service = await startServiceProcess({ dynamoDbEndpoint: table.proxy.url });
       let placement = new PlacementClient(service.url, { timeoutMs: 300_000 });
       const plan = reshapeVgpuToChild.plan(INSTANCES);
       await reshapeVgpuToChild.prepare(placement, plan);
       expect(await reshapeState(placement, plan)).toBe('absent');
 
-      const held = proxy.holdNext(point.matches);
+      const held = table.proxy.holdNext(point.matches);
       const reshape = reshapeVgpuToChild.change(placement, plan).catch((error: Error) => error);
       await held;
       await service.kill();
       expect(await reshape).toBeInstanceOf(Error);
 
       const killed = Date.now();
-      service = await startServiceProcess({ dynamoDbEndpoint: proxy.url });
+      service = await startServiceProcess({ dynamoDbEndpoint: table.proxy.url });
       placement = new PlacementClient(service.url, { timeoutMs: 300_000 });
       expect(await reshapeState(placement, plan)).toBe(point.outcome);
 

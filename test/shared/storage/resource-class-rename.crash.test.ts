@@ -9,15 +9,14 @@
  * under the name it has, and once swept no item may name the other name.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startDynamoDbLocal, type DynamoDbLocal } from '../../../local/dynamodb-local.js';
+import { afterEach, describe, expect, it } from 'vitest';
 import { renameClassInUse } from '../../../scripts/lib/big-changes.js';
-import { startFaultProxy, type FaultProxy } from '../../../scripts/lib/dynamodb-fault-proxy.js';
 import { PlacementClient } from '../../../admin/placement-client.js';
 import { isApply, isCommit, isFence, isFinish, isStaging, nth } from '../../support/journal-requests.js';
 import { leftovers, stateItemsNaming } from '../../support/reshape-state.js';
 import { previousReleaseSources } from '../../support/release.js';
 import { startServiceProcess, type ServiceProcess } from '../../support/service-process.js';
+import { useProxiedDynamoDbLocal } from '../../support/proxied-dynamodb-local.js';
 
 const PROVIDERS = 40;
 
@@ -60,25 +59,13 @@ async function renameState(placement: PlacementClient, plan: Plan): Promise<stri
 const release = previousReleaseSources();
 
 describe('renaming a class held by 40 providers and 120 consumers, killed at each step', () => {
-  let database: DynamoDbLocal;
-  let proxy: FaultProxy;
+  const table = useProxiedDynamoDbLocal();
   let service: ServiceProcess | undefined;
 
-  beforeAll(async () => {
-    database = await startDynamoDbLocal({});
-    proxy = await startFaultProxy({ target: database.endpoint });
-    // The test's own reads of the table go to DynamoDB Local directly.
-    process.env.PLACEMENT_DYNAMODB_ENDPOINT = database.endpoint;
-  }, 600_000);
   // A case that failed leaves its service running: its sweeps would reach the next case's proxy.
   afterEach(async () => {
     await service?.stop();
     service = undefined;
-  });
-  afterAll(async () => {
-    await proxy?.stop();
-    await database?.stop();
-    delete process.env.PLACEMENT_DYNAMODB_ENDPOINT;
   });
 
   const restarts = [
@@ -95,19 +82,19 @@ describe('renaming a class held by 40 providers and 120 consumers, killed at eac
       it(`${point.step}, restarted as ${restart.by}: wholly ${point.outcome}, claims taken again, nothing of the other name left once swept`, async () => {
         // The services sweep every 2 s, so that what no request touches is finished within the test.
         const environment = { PLACEMENT_LOCAL_SWEEP_SECONDS: '2' };
-        service = await startServiceProcess({ dynamoDbEndpoint: proxy.url, environment });
+        service = await startServiceProcess({ dynamoDbEndpoint: table.proxy.url, environment });
         let placement = new PlacementClient(service.url, { timeoutMs: 300_000 });
         const plan = renameClassInUse.plan(PROVIDERS);
         await renameClassInUse.prepare(placement, plan);
         expect(await renameState(placement, plan)).toBe('absent');
 
-        const held = proxy.holdNext(point.matches());
+        const held = table.proxy.holdNext(point.matches());
         const rename = renameClassInUse.change(placement, plan).catch((error: Error) => error);
         await held;
         await service.kill();
         expect(await rename).toBeInstanceOf(Error);
 
-        service = await startServiceProcess({ dynamoDbEndpoint: proxy.url, environment, entryPoint: restart.entryPoint });
+        service = await startServiceProcess({ dynamoDbEndpoint: table.proxy.url, environment, entryPoint: restart.entryPoint });
         placement = new PlacementClient(service.url, { timeoutMs: 300_000 });
         expect(await renameState(placement, plan)).toBe(point.outcome);
 
