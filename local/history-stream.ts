@@ -40,12 +40,28 @@ export interface HistoryStreamReader {
 
 const isConsumerRecord = (record: StreamRecord): boolean => record.dynamodb?.Keys?.sk?.S === CONSUMER_SK;
 
+type Image = NonNullable<NonNullable<StreamRecord['dynamodb']>['NewImage']>;
+
+/**
+ * An image with every attribute typed. DynamoDB Local's stream writes an
+ * empty map as `{}`, no type at all (seen on its wire: a consumer whose
+ * allocations are all gone), which nothing can decode; DynamoDB's format,
+ * and Lambda's event, say `{"M":{}}`.
+ */
+const typed = (image: Image | undefined): Image | undefined =>
+  image && Object.fromEntries(Object.entries(image).map(([name, value]) => [name, Object.keys(value).length === 0 ? { M: {} } : value]));
+
 /** The records as Lambda's event carries them: the same images, the time in seconds. */
 const asLambdaEvent = (records: StreamRecord[]): DynamoDBStreamEvent =>
   ({
     Records: records.map((record) => ({
       ...record,
-      dynamodb: { ...record.dynamodb, ApproximateCreationDateTime: (record.dynamodb?.ApproximateCreationDateTime?.getTime() ?? 0) / 1000 },
+      dynamodb: {
+        ...record.dynamodb,
+        NewImage: typed(record.dynamodb?.NewImage),
+        OldImage: typed(record.dynamodb?.OldImage),
+        ApproximateCreationDateTime: (record.dynamodb?.ApproximateCreationDateTime?.getTime() ?? 0) / 1000,
+      },
     })),
   }) as DynamoDBStreamEvent;
 

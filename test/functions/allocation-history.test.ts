@@ -146,6 +146,21 @@ describe('a scripted life of consumers, as `placement-admin history` reads it', 
     expect(new Set(events.map((event) => event.request_id))).toEqual(new Set([posted.requestId]));
   });
 
+  it('reads on past a consumer left with no allocations (an empty map, which DynamoDB Local streams untyped)', async () => {
+    const node = await host({ VCPU: 8 });
+    await ok('PUT', `/allocations/${randomUUID()}`, {
+      allocations: {},
+      project_id: PROJECT,
+      user_id: 'history-user',
+      consumer_generation: null,
+      consumer_type: 'INSTANCE',
+    });
+    const instance = randomUUID();
+    await ok('PUT', `/allocations/${instance}`, claim({ [node]: { VCPU: 1 } }, null));
+    const events = await eventsOnce(`/history/resource_providers/${node}/allocations`, 1);
+    expect(events.map((event) => event.consumer)).toEqual([instance]);
+  });
+
   it('answers 400 for a time that is not one, and a range that is empty; the routes are for admins', async () => {
     const uuid = randomUUID();
     expect((await api('GET', `/history/allocations/${uuid}?since=yesterday`)).status).toBe(400);
