@@ -73,6 +73,18 @@ async function leftOf(uuid: string, aggregates: string[]) {
   return { entries: entries.length, cleanups: (await named(ENTRY_CLEANUPS_PK)).length };
 }
 
+/**
+ * Every aggregate taken away from the provider by a request that died after its commit: its writes committed without
+ * the cleanup the request does after them, which is left to the sweeper once its lease passes. Returns the provider before.
+ */
+async function takeAllAwayByADeadRequest(uuid: string) {
+  const before = (await getProvider(uuid))!;
+  const { writes, afterCommit } = providerChangePlan(before, { ...before, aggregates: [], generation: before.generation + 1 });
+  expect(afterCommit).toBeDefined();
+  await commit(writes);
+  return before;
+}
+
 /** What readers answer about the aggregates: the member_of listing, the sharing listing, and the candidates the pool's disk could be in. */
 async function readers(aggregates: string[]) {
   const members = await ok(api.get(`/resource_providers?member_of=in:${aggregates.slice(0, 5).join(',')}`), 200);
@@ -164,10 +176,7 @@ describe('taking hundreds of aggregates away from a provider', () => {
     const aggregates = Array.from({ length: AGGREGATES }, () => randomUUID());
     const pool = await sharingPool(aggregates);
     const node = await computeNode(aggregates[0]!);
-    const before = (await getProvider(pool))!;
-    const { writes, afterCommit } = providerChangePlan(before, { ...before, aggregates: [], generation: before.generation + 1 });
-    expect(afterCommit).toBeDefined();
-    await commit(writes);
+    const before = await takeAllAwayByADeadRequest(pool);
     expect(await readers(aggregates)).toEqual({ members: [node], sharing: [], disks: 0 });
 
     const again = aggregates.slice(0, 3);
@@ -198,9 +207,7 @@ describe('adding hundreds of aggregates to a provider', () => {
     const aggregates = Array.from({ length: AGGREGATES }, () => randomUUID());
     const pool = await sharingPool(aggregates);
     const node = await computeNode(aggregates[0]!);
-    // Every aggregate taken away by a request that died after its commit: its cleanup is the sweeper's once its lease passes.
-    const before = (await getProvider(pool))!;
-    await commit(providerChangePlan(before, { ...before, aggregates: [], generation: before.generation + 1 }).writes);
+    await takeAllAwayByADeadRequest(pool);
 
     // All of them added again, the entries written ahead and the commit not yet made.
     const emptied = (await getProvider(pool))!;
