@@ -73,6 +73,13 @@ export interface FaultProxy {
    * makes DynamoDB fail from one exact step of a change on.
    */
   faultFrom(matches: RequestMatcher, rates: FaultRates, operations?: string[]): Promise<void>;
+  /**
+   * The next requests that `matches` get these faults, one each in turn,
+   * whatever the rates; resolves once the last of them arrived. A test
+   * gives one exact sequence of faults (an answer lost, then its resend
+   * conflicting).
+   */
+  faultsInTurn(matches: RequestMatcher, kinds: FaultKind[]): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -134,6 +141,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
   const sockets = new Set<Socket>();
   let hold: { matches: RequestMatcher; arrived: () => void } | undefined;
   let trigger: { matches: RequestMatcher; arrived: () => void; rates: FaultRates; operations?: string[] } | undefined;
+  let inTurn: { matches: RequestMatcher; kinds: FaultKind[]; arrived: () => void } | undefined;
   const setRates = (next: FaultRates, operations?: string[]) => {
     rates = { ...next };
     faultyOperations = operations && new Set(operations);
@@ -212,7 +220,14 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
       trigger.arrived();
       trigger = undefined;
     }
-    const fault = faultyOperations && !faultyOperations.has(operation) ? undefined : draw(applicable(operation, request));
+    let fault: FaultKind | undefined;
+    if (inTurn?.matches(operation, request)) {
+      fault = inTurn.kinds.shift();
+      if (inTurn.kinds.length === 0) {
+        inTurn.arrived();
+        inTurn = undefined;
+      }
+    } else fault = faultyOperations && !faultyOperations.has(operation) ? undefined : draw(applicable(operation, request));
     // Counted as they are injected; lostCommit and staleIndex only when they changed the answer.
     const count = (kind: FaultKind) => (injected[kind] += 1);
 
@@ -352,6 +367,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
     requests: () => ({ ...requests }),
     holdNext: (matches) => new Promise<void>((arrived) => (hold = { matches, arrived })),
     faultFrom: (matches, next, operations) => new Promise<void>((arrived) => (trigger = { matches, arrived, rates: next, operations })),
+    faultsInTurn: (matches, kinds) => new Promise<void>((arrived) => (inTurn = { matches, kinds: [...kinds], arrived })),
     stop: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => server.close(resolve));

@@ -13,23 +13,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import {
-  BatchGetCommand,
-  BatchWriteCommand,
-  PutCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-  type TransactWriteCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.js';
 import { dynamo, tableName } from './client.js';
 import { recordConsumedCapacity, RETURN_CONSUMED_CAPACITY } from './consumed-capacity.js';
-import { pauseBeforeRetry, retryPolicy, untilAllProcessed } from './retry.js';
+import { untilAllProcessed } from './retry.js';
 import { usedPlaceholders } from './expression.js';
 import { ConcurrentUpdate, DependencyUnavailable } from './errors.js';
 import { timeLeftMs } from './deadline.js';
-import { isItemTooLargeReason, isTooLargeForOneTransaction, MAX_TRANSACTION_ITEMS, THROTTLED_REASONS } from './transact.js';
+import { isItemTooLargeReason, isTooLargeForOneTransaction, MAX_TRANSACTION_ITEMS, sendTransaction } from './transact.js';
 import type { Write, WriteAction } from './write.js';
 import { ItemTooLarge, TYPE_ATTRIBUTE, type Item, type Key } from './items/fields.js';
 import { PROVIDER_SK } from './items/provider.js';
@@ -231,11 +223,10 @@ export async function putAll(items: Item[]): Promise<void> {
 
 // ---------------------------------------------------------------- transactions
 
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 type RawItem = Record<string, { S?: string }>;
 
 /** About the bytes an action takes in a request, what DynamoDB's 4 MB bound on a transaction is checked against. */
-const bytesOf = (action: TransactItem): number => JSON.stringify(action).length;
+const bytesOf = (action: WriteAction): number => JSON.stringify(action).length;
 
 /** The actions in order, cut into transactions of at most 100 actions and TRANSACTION_BYTES (an action bigger alone goes alone). */
 function inTransactions<T>(items: readonly T[], bytes: (item: T) => number): T[][] {
@@ -259,41 +250,28 @@ function inTransactions<T>(items: readonly T[], bytes: (item: T) => number): T[]
 /**
  * Sends independent actions (a fence each, or a staged write each) in one
  * TransactWriteItems: one request for up to 100 of them, none of which needs
- * the others to land with it. Returns the actions whose condition failed, by
- * index, with their items as they were; the transaction then wrote nothing.
- * Its ClientRequestToken is kept for every resend (as in transaction.ts: a
- * resend after a lost answer gets the first one's success). A transaction
- * cancelled by a conflict with a write in flight or by throttling is sent
- * again after the retry policy's pause, and is a ConcurrentUpdate once the
- * retries ran out; one DynamoDB refuses as too large goes in two halves.
+ * the others to land with it, sent until DynamoDB decides it
+ * (sendTransaction). Returns the actions whose condition failed, by index,
+ * with their items as they were; the transaction then wrote nothing. One
+ * DynamoDB refuses as too large goes in two halves.
  */
-async function transact(actions: TransactItem[]): Promise<{ index: number; item: RawItem | undefined }[]> {
-  const input = { TransactItems: actions, ClientRequestToken: randomUUID(), ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY };
-  const policy = retryPolicy();
-  for (let retry = 0; ; retry++) {
-    try {
-      recordConsumedCapacity((await dynamo().send(new TransactWriteCommand(input))).ConsumedCapacity, 'write');
-      return [];
-    } catch (error) {
-      if (isTooLargeForOneTransaction(error) && actions.length > 1) {
-        const half = Math.ceil(actions.length / 2);
-        const first = await transact(actions.slice(0, half));
-        const second = await transact(actions.slice(half));
-        return [...first, ...second.map((failed) => ({ ...failed, index: failed.index + half }))];
-      }
-      if (error instanceof TransactionCanceledException) {
-        const reasons = error.CancellationReasons ?? [];
-        const failed = reasons.flatMap((reason, index) =>
-          reason.Code === 'ConditionalCheckFailed' ? [{ index, item: reason.Item as RawItem | undefined }] : [],
-        );
-        if (failed.length > 0) return failed;
-        if (reasons.some(isItemTooLargeReason)) throw new ItemTooLarge('A record this change writes');
-        const transient = (code = 'None') => code === 'None' || code === 'TransactionConflict' || THROTTLED_REASONS.has(code);
-        if (!reasons.every((reason) => transient(reason.Code))) throw error;
-      } else if (!(error instanceof Error && error.name === 'TransactionInProgressException')) throw error;
-      if (retry >= policy.retries) throw new ConcurrentUpdate();
-      await pauseBeforeRetry(policy, retry);
+async function transact(actions: WriteAction[]): Promise<{ index: number; item: RawItem | undefined }[]> {
+  try {
+    await sendTransaction(actions);
+    return [];
+  } catch (error) {
+    if (isTooLargeForOneTransaction(error) && actions.length > 1) {
+      const half = Math.ceil(actions.length / 2);
+      const first = await transact(actions.slice(0, half));
+      const second = await transact(actions.slice(half));
+      return [...first, ...second.map((failed) => ({ ...failed, index: failed.index + half }))];
     }
+    if (!(error instanceof TransactionCanceledException)) throw error;
+    const reasons = error.CancellationReasons ?? [];
+    const failed = reasons.flatMap((reason, index) => (reason.Code === 'ConditionalCheckFailed' ? [{ index, item: reason.Item as RawItem | undefined }] : []));
+    if (failed.length > 0) return failed;
+    if (reasons.some(isItemTooLargeReason)) throw new ItemTooLarge('A record this change writes');
+    throw error;
   }
 }
 
@@ -302,7 +280,7 @@ async function transact(actions: TransactItem[]): Promise<{ index: number; item:
  * (concurrently): a transaction cancelled on some actions' conditions is
  * sent again without them. Returns the indexes of the actions not written.
  */
-async function writeEach(actions: TransactItem[]): Promise<number[]> {
+async function writeEach(actions: WriteAction[]): Promise<number[]> {
   const notWritten: number[] = [];
   const indexed = actions.map((action, index) => ({ action, index }));
   await eachConcurrently(
@@ -393,7 +371,7 @@ async function markFinished(id: string, state: ChangeState): Promise<void> {
 // ---------------------------------------------------------------- per target
 
 /** The fence of one target for the change, with the write's own condition. */
-function fenceAction(id: string, write: Write): TransactItem {
+function fenceAction(id: string, write: Write): WriteAction {
   const { key, body } = partsOf(write.item);
   const condition = body.ConditionExpression;
   return {
@@ -410,7 +388,7 @@ function fenceAction(id: string, write: Write): TransactItem {
 }
 
 /** One staged write, conditioned on its target still carrying this change's fence, which it removes. */
-function applyAction(id: string, { target, action }: StagedWrite): TransactItem {
+function applyAction(id: string, { target, action }: StagedWrite): WriteAction {
   const guarded = { TableName: tableName(), ConditionExpression: `${FENCE} = ${CHANGE_ID}` };
   const names = { [FENCE]: FENCE_ATTRIBUTE };
   const values = { [CHANGE_ID]: id };
@@ -444,7 +422,7 @@ async function applyAll(id: string, staged: StagedWrite[]): Promise<void> {
 async function undoAll(id: string, targets: Key[]): Promise<void> {
   const names = { [FENCE]: FENCE_ATTRIBUTE, [TYPE]: TYPE_ATTRIBUTE };
   const values = { [CHANGE_ID]: id };
-  const lift = (target: Key): TransactItem => ({
+  const lift = (target: Key): WriteAction => ({
     Update: {
       TableName: tableName(),
       Key: target,
@@ -454,7 +432,7 @@ async function undoAll(id: string, targets: Key[]): Promise<void> {
       ExpressionAttributeValues: values,
     },
   });
-  const drop = (target: Key): TransactItem => ({
+  const drop = (target: Key): WriteAction => ({
     Delete: {
       TableName: tableName(),
       Key: target,

@@ -1,8 +1,16 @@
 /**
- * What DynamoDB's answers to a TransactWriteItems mean, for the two places
- * that send them: a change in one transaction (transaction.ts) and the
- * steps of a multi-step change (journal.ts).
+ * Sending a TransactWriteItems, and what DynamoDB's answers to it mean, for
+ * the two places that send them: a change in one transaction
+ * (transaction.ts) and the steps of a multi-step change (journal.ts).
  */
+import { randomUUID } from 'node:crypto';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo } from './client.js';
+import { recordConsumedCapacity, RETURN_CONSUMED_CAPACITY } from './consumed-capacity.js';
+import { ConcurrentUpdate, DependencyUnavailable } from './errors.js';
+import { pauseBeforeRetry, retryPolicy } from './retry.js';
+import type { WriteAction } from './write.js';
 
 /** DynamoDB's most actions in one TransactWriteItems. */
 export const MAX_TRANSACTION_ITEMS = 100;
@@ -17,3 +25,49 @@ export const isTooLargeForOneTransaction = (error: unknown): boolean =>
 /** A cancellation reason saying one item would pass DynamoDB's item size. */
 export const isItemTooLargeReason = (reason: { Code?: string; Message?: string }): boolean =>
   reason.Code === 'ValidationError' && /size/i.test(reason.Message ?? '');
+
+/** The cancellation reasons that decided nothing: the same transaction may go through when sent again. */
+const isUndecided = (code = 'None'): boolean => code === 'None' || code === 'TransactionConflict' || THROTTLED_REASONS.has(code);
+
+/**
+ * Sends one TransactWriteItems until DynamoDB decides it. Returns once it is
+ * written; throws the TransactionCanceledException that names a failed
+ * condition or an item too large (the caller says what that means), and any
+ * other error as it came.
+ *
+ * Every resend carries the first one's ClientRequestToken, so that when the
+ * answer to a committed transaction is lost (a reset connection, a timeout;
+ * the SDK sends it again itself), DynamoDB answers the resend with that
+ * success for ten minutes, instead of applying the writes twice or failing
+ * them on conditions the first application changed. A cancellation that
+ * decided nothing is therefore sent again unchanged, after the retry
+ * policy's pause, never re-planned: throttling, a conflict with a
+ * transaction in flight, and TransactionInProgressException (the first
+ * attempt still running). The conflict may be with this transaction's own
+ * first attempt; a re-plan would read what that attempt wrote and take it
+ * for another writer's (a claim that landed answered with a consumer
+ * generation conflict). Once the retries ran out, throttling is a
+ * DependencyUnavailable (503) and a conflict a ConcurrentUpdate.
+ */
+export async function sendTransaction(actions: WriteAction[]): Promise<void> {
+  const input = { TransactItems: actions, ClientRequestToken: randomUUID(), ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY };
+  const policy = retryPolicy();
+  for (let retry = 0; ; retry++) {
+    let throttled = false;
+    try {
+      recordConsumedCapacity((await dynamo().send(new TransactWriteCommand(input))).ConsumedCapacity, 'write');
+      return;
+    } catch (error) {
+      if (error instanceof TransactionCanceledException) {
+        const codes = (error.CancellationReasons ?? []).map((reason) => reason.Code);
+        if (!codes.every(isUndecided)) throw error;
+        throttled = codes.some((code) => THROTTLED_REASONS.has(code ?? ''));
+      } else if (!(error instanceof Error && error.name === 'TransactionInProgressException')) throw error;
+    }
+    if (retry >= policy.retries) {
+      if (throttled) throw new DependencyUnavailable('DynamoDB throttled the transaction after every retry.');
+      throw new ConcurrentUpdate();
+    }
+    await pauseBeforeRetry(policy, retry);
+  }
+}

@@ -8,65 +8,38 @@
  * concurrent transaction, or an item another change holds) is a
  * ConcurrentUpdate, which is retried.
  */
-import { randomUUID } from 'node:crypto';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo } from './client.js';
-import { recordConsumedCapacity, RETURN_CONSUMED_CAPACITY } from './consumed-capacity.js';
 import { commitInSteps, guarded, rawFenceOf, settleFence, targetOf } from './journal.js';
 import { pauseBeforeRetry, retryPolicy } from './retry.js';
-import { isItemTooLargeReason, isTooLargeForOneTransaction, MAX_TRANSACTION_ITEMS, THROTTLED_REASONS } from './transact.js';
-import { ConcurrentUpdate, DependencyUnavailable } from './errors.js';
+import { isItemTooLargeReason, isTooLargeForOneTransaction, MAX_TRANSACTION_ITEMS, sendTransaction } from './transact.js';
+import { ConcurrentUpdate } from './errors.js';
 import type { Write } from './write.js';
 import { ItemTooLarge } from './items/fields.js';
 
 /**
- * One transaction. Its ClientRequestToken is new for every call, and every
- * resend of the call carries the same one: when the answer to a committed
- * transaction is lost (a reset connection, a timeout), DynamoDB answers the
- * resend with that success instead of applying the writes twice or failing
- * them on the conditions the first application changed. A re-planned
- * transaction is a new call with a new token, since DynamoDB refuses a token
- * reused with other writes (IdempotentParameterMismatch). Tokens are
- * remembered for ten minutes, far longer than the resends take.
- *
- * The SDK resends on throttling, 5xx and lost connections by itself. A
- * transaction DynamoDB cancels for throttling (a 400 whose cancellation
- * reasons say so, which the SDK does not retry) is resent here, unchanged and
- * with the same token, under the retry policy: re-planning it instead could
- * mistake an earlier attempt whose answer was lost for someone else's write.
- * A write that failed on another change's fence settles that change as far
- * as is due (journal.ts) and is a ConcurrentUpdate.
+ * One transaction, sent until DynamoDB decides it (sendTransaction: the same
+ * token for every resend). A failed condition is what the write says it
+ * means, or a ConcurrentUpdate; one that failed on another change's fence
+ * settles that change as far as is due (journal.ts) and is a
+ * ConcurrentUpdate, re-planned.
  */
 export async function commitInOneTransaction(writes: Write[]): Promise<void> {
-  const input = {
-    TransactItems: writes.map((write) => guarded(write.item)),
-    ClientRequestToken: randomUUID(),
-    ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,
-  };
-  const policy = retryPolicy();
-  for (let retry = 0; ; retry++) {
-    try {
-      const output = await dynamo().send(new TransactWriteCommand(input));
-      recordConsumedCapacity(output.ConsumedCapacity, 'write');
-      return;
-    } catch (error) {
-      if (!(error instanceof TransactionCanceledException)) throw error;
-      const reasons = error.CancellationReasons ?? [];
-      const failed = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
-      if (failed >= 0) {
-        const holder = rawFenceOf(reasons[failed]!.Item as Record<string, { S?: string }> | undefined);
-        if (holder !== undefined) {
-          await settleFence(holder, targetOf(writes[failed]!.item));
-          throw new ConcurrentUpdate();
-        }
-        throw writes[failed]!.onConditionFailed?.() ?? new ConcurrentUpdate();
+  try {
+    await sendTransaction(writes.map((write) => guarded(write.item)));
+  } catch (error) {
+    if (!(error instanceof TransactionCanceledException)) throw error;
+    const reasons = error.CancellationReasons ?? [];
+    const failed = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
+    if (failed >= 0) {
+      const holder = rawFenceOf(reasons[failed]!.Item as Record<string, { S?: string }> | undefined);
+      if (holder !== undefined) {
+        await settleFence(holder, targetOf(writes[failed]!.item));
+        throw new ConcurrentUpdate();
       }
-      if (reasons.some(isItemTooLargeReason)) throw new ItemTooLarge('A record this change writes');
-      if (!reasons.some((reason) => THROTTLED_REASONS.has(reason.Code ?? ''))) throw new ConcurrentUpdate();
-      if (retry >= policy.retries) throw new DependencyUnavailable('DynamoDB throttled the transaction after every retry.');
-      await pauseBeforeRetry(policy, retry);
+      throw writes[failed]!.onConditionFailed?.() ?? new ConcurrentUpdate();
     }
+    if (reasons.some(isItemTooLargeReason)) throw new ItemTooLarge('A record this change writes');
+    throw new ConcurrentUpdate();
   }
 }
 

@@ -87,3 +87,46 @@ describe('DynamoDB failing for good', () => {
     expect((await api().get(`/resource_providers/${provider}/traits`, { version: '1.6' })).body.traits).toEqual([]);
   }, 120_000);
 });
+
+describe('a claim whose commit landed but whose answer was lost', () => {
+  const api = () => new PlacementClient(service.url, { token: 'admin', version: '1.28' });
+  const isTransaction = (operation: string) => operation === 'TransactWriteItems';
+
+  it.each([
+    ['a conflict', 'transactionConflict'],
+    ['throttling', 'throttle'],
+  ] as const)(
+    'is answered as landed when the resend meets %s',
+    async (_, second) => {
+      const provider = randomUUID();
+      const consumer = randomUUID();
+      expect((await api().post('/resource_providers', { name: `lost-${provider}`, uuid: provider })).status).toBe(200);
+      const inventory = { inventories: { VCPU: { total: 16 } }, resource_provider_generation: 0 };
+      expect((await api().put(`/resource_providers/${provider}/inventories`, inventory)).status).toBe(200);
+      const claim = (vcpus: number, generation: number | null) => ({
+        allocations: { [provider]: { resources: { VCPU: vcpus } } },
+        project_id: randomUUID(),
+        user_id: randomUUID(),
+        consumer_generation: generation,
+      });
+      const before = faults().injected();
+
+      // The commit lands and its connection is cut (the SDK sends it again, same token); that resend is cancelled.
+      const faulted = faults().faultsInTurn(isTransaction, ['lostCommit', second]);
+      expect((await api().put(`/allocations/${consumer}`, claim(2, null))).status).toBe(204);
+      await faulted;
+      const moved = faults().faultsInTurn(isTransaction, ['lostCommit', second]);
+      expect((await api().put(`/allocations/${consumer}`, claim(3, 1))).status).toBe(204);
+      await moved;
+
+      const after = faults().injected();
+      expect(after.lostCommit - before.lostCommit).toBe(2);
+      expect(after[second] - before[second]).toBe(2);
+      const held = await api().get(`/allocations/${consumer}`);
+      expect(held.body).toMatchObject({ consumer_generation: 2, allocations: { [provider]: { resources: { VCPU: 3 } } } });
+      const usages = await api().get(`/resource_providers/${provider}/usages`);
+      expect(usages.body).toMatchObject({ resource_provider_generation: 3, usages: { VCPU: 3 } });
+    },
+    60_000,
+  );
+});
