@@ -22,7 +22,9 @@ import { useServiceBehindFaultProxy } from '../../support/fault-proxy-service.js
 import { isApply, isFence, nth } from '../../support/journal-requests.js';
 import { leftovers, reshapeState, rewriteConsumer } from '../../support/reshape-state.js';
 
-const LEASE_MS = 1500;
+// Long enough that a reader or resolveFences, on a machine busy with other test files, still meets a committed change
+// within its lease (at 1.5 s, a loaded run rolled it forward first: "expected 0 to be greater than 0").
+const LEASE_MS = 6000;
 const WRITES = ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems'];
 
 // Few and quick attempts, so that a writer facing a failing DynamoDB gives up soon; no periodic sweep by the service, so
