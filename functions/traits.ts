@@ -23,7 +23,7 @@ import {
 import type { Provider } from '../shared/domain/model.js';
 import * as schemas from '../shared/schemas/trait.js';
 import { traits, type CatalogEntry } from '../shared/storage/catalog.js';
-import { listProviders, providerChangeWrites } from '../shared/storage/providers.js';
+import { listProviders, providerChangePlan } from '../shared/storage/providers.js';
 import { readPlanCommit } from '../shared/storage/transaction.js';
 import { loadProvider } from '../shared/http/provider-lookup.js';
 
@@ -131,7 +131,7 @@ async function replaceTraits(provider: Provider, names: string[], generation?: n
     if (generation !== undefined && before.generation !== generation) throw generationChanged();
     if (sameNames(before.traits, names)) return { writes: [], result: before };
     const after: Provider = { ...before, traits: names, generation: before.generation + 1, updatedAt: new Date().toISOString() };
-    return { writes: providerChangeWrites(before, after, { onUnknownTrait: (name) => noSuchTraits([name]) }), result: after };
+    return { ...providerChangePlan(before, after, { onUnknownTrait: (name) => noSuchTraits([name]) }), result: after };
   });
 }
 

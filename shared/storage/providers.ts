@@ -47,6 +47,9 @@ import {
   sharingPartition,
 } from './items/search-entry.js';
 import { shardForProvider } from './items/catalog-use-count.js';
+import type { CountChange } from './items/count-change.js';
+import { commitCountsAfter, commitCountsAhead, lowerCountsAfter, newCountChange, raiseCountsAhead, undoCountsAhead } from './count-changes.js';
+import { ConcurrentUpdate } from './errors.js';
 import { SORT_PART_BYTES } from './items/key-parts.js';
 
 export async function getProvider(uuid: string): Promise<Provider | undefined> {
@@ -530,7 +533,14 @@ export function providerChangePlan(before: Provider, after: Provider | undefined
   const sharing = before.traits.includes(SHARING_TRAIT);
   if (after !== undefined && sharing !== after.traits.includes(SHARING_TRAIT)) return { writes };
   const change: ProviderChange = { before, after };
-  const commitWrites = [...providerItemWrites(change, errors, { withSearchEntries: false }), ...useCountWrites([change], errors)];
+  const commitWrites = providerItemWrites(change, errors, { withSearchEntries: false });
+  const counts = useCountWrites([change], errors);
+  // Room for the change's cleanup items beside its counts; else the counts go outside the commit.
+  const countsOutside = commitWrites.length + counts.length + 2 > MAX_TRANSACTION_ITEMS;
+  const { raised, lowered } = countsOutside ? countChangesOf(before, after) : {};
+  if (!countsOutside) commitWrites.push(...counts);
+  if (raised) commitWrites.push(commitCountsAhead(raised, () => new ConcurrentUpdate()));
+  if (lowered) commitWrites.push(commitCountsAfter(lowered));
 
   const stays = new Set(after?.aggregates ?? []);
   const removal: Omit<EntryCleanup, 'due'> = {
@@ -558,15 +568,48 @@ export function providerChangePlan(before: Provider, after: Provider | undefined
     commitWrites.push({ item: { Delete: { TableName: tableName(), Key: addition.key, ConditionExpression: 'attribute_exists(pk)' } } });
   }
   if (commitWrites.length > MAX_TRANSACTION_ITEMS) return { writes };
+  const cleansUp = removed > 0 && byRequest;
   return {
     writes: commitWrites,
-    ...(addition && { beforeCommit: () => addEntriesAhead(addition) }),
-    ...(removed > 0 &&
-      byRequest && {
-        afterCommit: async () => {
-          await cleanUpEntries(removal);
-        },
-      }),
+    ...((addition || raised) && {
+      beforeCommit: async () => {
+        if (addition) await addEntriesAhead(addition);
+        if (raised) await raiseCountsAhead(raised, errors);
+      },
+    }),
+    ...(raised && {
+      ifNotCommitted: async () => {
+        await undoCountsAhead(raised);
+      },
+    }),
+    ...((cleansUp || lowered) && {
+      afterCommit: async () => {
+        await Promise.all([cleansUp && cleanUpEntries(removal), lowered && lowerCountsAfter(lowered)]);
+      },
+    }),
+  };
+}
+
+/**
+ * The use counts a provider change moves, as count changes of its shard
+ * (count-changes.ts): those it raises, to go ahead of its commit, and those
+ * it lowers, to go after it.
+ */
+function countChangesOf(before: Provider, after: Provider | undefined): { raised?: CountChange; lowered?: CountChange } {
+  const classes = useChanges(Object.keys(before.inventories), Object.keys(after?.inventories ?? {}));
+  const names = useChanges(before.traits, after?.traits ?? []);
+  const moving = (delta: 1 | -1) => ({
+    classes: [...classes].filter(([, d]) => d === delta).map(([name]) => name),
+    traits: [...names].filter(([, d]) => d === delta).map(([name]) => name),
+  });
+  const shard = shardForProvider(before.uuid);
+  const up = moving(1);
+  const down = moving(-1);
+  return {
+    ...(up.classes.length + up.traits.length > 0 && { raised: newCountChange(shard, up.classes, up.traits, 1, holdUntil()) }),
+    ...(down.classes.length + down.traits.length > 0 && {
+      lowered: newCountChange(shard, down.classes, down.traits, -1, Date.now() + config.changeLeaseMs),
+    }),
   };
 }
 

@@ -62,6 +62,13 @@ export interface Plan<T> {
   result?: T;
   /** Writes no reader takes before the commit, made ahead of it; a failure fails the change, and the sweeper removes what they left. */
   beforeCommit?: () => Promise<void>;
+  /**
+   * Takes back what beforeCommit did when the commit did not come: a failure
+   * before it, a conflict, or an error of the commit itself (which may have
+   * landed all the same: it checks). It cannot fail the change (it leaves
+   * what it did not finish for the sweeper).
+   */
+  ifNotCommitted?: () => Promise<void>;
   /** Work the commit leaves to do once it stands; it cannot fail the change (it keeps what it did not finish for the sweeper). */
   afterCommit?: () => Promise<void>;
 }
@@ -82,8 +89,13 @@ export async function readPlanCommit<T = undefined>(
   for (let retry = 0; ; retry++) {
     try {
       const plan = await attempt(retry);
-      await plan.beforeCommit?.();
-      await commit(plan.writes);
+      try {
+        await plan.beforeCommit?.();
+        await commit(plan.writes);
+      } catch (error) {
+        await plan.ifNotCommitted?.();
+        throw error;
+      }
       await plan.afterCommit?.();
       return plan.result as T;
     } catch (error) {

@@ -1,0 +1,222 @@
+/**
+ * Use counts outside a provider change's commit (items/count-change.ts): a
+ * provider change that starts or stops using thousands of custom traits
+ * moved as many use-count shards, and with them in its commit it was a
+ * multi-step change of thousands of staged and fenced writes (11 s for 3,000
+ * traits on DynamoDB Local). A use count is read only to refuse deleting a
+ * name in use, so it may run ahead of the uses for a moment, never behind:
+ * the counts a change raises go before its commit, the counts it lowers
+ * after (providerChangePlan, providers.ts). A name is then refused deletion
+ * for a moment around such a change, never deleted while a provider uses it.
+ *
+ * Each part (99 counts and its mark, one TransactWriteItems) is counted
+ * exactly once: the mark is written with the counts on condition that it is
+ * not there, and taken away with them on condition that it is. So the
+ * request and the sweeper may both go through the same change.
+ */
+import { randomUUID } from 'node:crypto';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { config } from '../config.js';
+import { dynamo, tableName } from './client.js';
+import { recordConsumedCapacity, RETURN_CONSUMED_CAPACITY } from './consumed-capacity.js';
+import { timeLeftMs } from './deadline.js';
+import { ConcurrentUpdate } from './errors.js';
+import { eachConcurrently, OutOfTime, partsOfSize, TIME_KEPT_MS, TRANSACTION_CONCURRENCY } from './journal.js';
+import { pauseBeforeRetry, retryPolicy } from './retry.js';
+import { queryAll } from './reads.js';
+import { MAX_TRANSACTION_ITEMS } from './transact.js';
+import { commitInOneTransaction } from './transaction.js';
+import type { Write } from './write.js';
+import { resourceClasses, traits } from './catalog.js';
+import {
+  COUNT_CHANGES_PK,
+  CountChangeAttribute,
+  countChangeKey,
+  countPartKey,
+  decodeCountChange,
+  encodeCountChange,
+  encodeCountPart,
+  type CountChange,
+} from './items/count-change.js';
+
+/** Counts a part moves, beside its mark. */
+const COUNTS_PER_PART = MAX_TRANSACTION_ITEMS - 1;
+/** How long a part's mark outlives its write: far beyond any change's own time and the sweeper's next round. */
+const MARK_SECONDS = 24 * 3600;
+
+/** What the change's counts mean when one is missing: the name it would count is unknown (deleted meanwhile). */
+export interface CountErrors {
+  onUnknownResourceClass?: (name: string) => Error;
+  onUnknownTrait?: (name: string) => Error;
+}
+
+/** A count change of one provider's names, in its shard, with a new id; not yet written. */
+export function newCountChange(shard: number, classes: string[], names: string[], delta: 1 | -1, due: number): CountChange {
+  return { changeId: randomUUID(), shard, classes, traits: names, delta, state: delta > 0 ? 'ahead' : 'committed', due };
+}
+
+/** The change's counts in parts of COUNTS_PER_PART, in a fixed order. */
+function partsOf(change: CountChange, sign: 1 | -1, errors: CountErrors): Write[][] {
+  const delta = change.delta * sign;
+  const counts = [
+    ...change.classes.map((name) =>
+      resourceClasses.countUses(name, change.shard, delta, () => errors.onUnknownResourceClass?.(name) ?? new Error(`unknown resource class ${name}`)),
+    ),
+    ...change.traits.map((name) => traits.countUses(name, change.shard, delta, () => errors.onUnknownTrait?.(name) ?? new Error(`unknown trait ${name}`))),
+  ];
+  return partsOfSize(counts, COUNTS_PER_PART);
+}
+
+/** The mark of a part, already there or already gone: that part was counted, or taken back, by someone else. */
+class PartDoneMeanwhile extends Error {}
+
+/**
+ * Sends one part: its counts, and its mark written (apply) or taken away
+ * (undo). Nothing when the mark says it is done already. A part a
+ * multi-step change holds an item of (ConcurrentUpdate) is sent again
+ * under the retry policy.
+ */
+async function sendPart(change: CountChange, index: number, counts: Write[], how: 'apply' | 'undo'): Promise<void> {
+  const key = countPartKey(change.changeId, index);
+  const mark: Write =
+    how === 'apply'
+      ? {
+          item: {
+            Put: {
+              TableName: tableName(),
+              Item: encodeCountPart(change.changeId, index, Math.floor(Date.now() / 1000) + MARK_SECONDS),
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          onConditionFailed: () => new PartDoneMeanwhile(),
+        }
+      : {
+          item: { Delete: { TableName: tableName(), Key: key, ConditionExpression: 'attribute_exists(pk)' } },
+          onConditionFailed: () => new PartDoneMeanwhile(),
+        };
+  const policy = retryPolicy();
+  for (let retry = 0; ; retry++) {
+    try {
+      return await commitInOneTransaction([...counts, mark]);
+    } catch (error) {
+      if (error instanceof PartDoneMeanwhile) return;
+      if (!(error instanceof ConcurrentUpdate) || retry >= policy.retries) throw error;
+      await pauseBeforeRetry(policy, retry);
+    }
+  }
+}
+
+async function writeItem(item: CountChange): Promise<void> {
+  const output = await dynamo().send(
+    new PutCommand({ TableName: tableName(), Item: encodeCountChange(item), ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY }),
+  );
+  recordConsumedCapacity(output.ConsumedCapacity, 'write');
+}
+
+async function deleteItem(change: CountChange): Promise<void> {
+  const output = await dynamo().send(
+    new DeleteCommand({ TableName: tableName(), Key: countChangeKey(change.changeId), ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY }),
+  );
+  recordConsumedCapacity(output.ConsumedCapacity, 'write');
+}
+
+/**
+ * Raises the counts of a change ahead of its commit: the count change item
+ * first (`ahead`, due when the request's time and a lease have passed),
+ * then the parts, eight at a time. An unknown name is its error, once what
+ * was raised is taken back (undoCountsAhead, by the caller's plan). A change
+ * that could no longer commit well before `due` gives up (OutOfTime): past
+ * it the sweeper may take the counts back.
+ */
+export async function raiseCountsAhead(change: CountChange, errors: CountErrors): Promise<void> {
+  await writeItem(change);
+  await eachConcurrently(partsOf(change, 1, errors), (counts, index) => sendPart(change, index, counts, 'apply'), TRANSACTION_CONCURRENCY);
+  if (Date.now() > change.due - config.changeLeaseMs - TIME_KEPT_MS) throw new OutOfTime();
+}
+
+/** The commit's write of a change whose counts went ahead: the item deleted, on condition that nobody began taking them back. */
+export function commitCountsAhead(change: CountChange, onUndone: () => Error): Write {
+  return {
+    item: {
+      Delete: {
+        TableName: tableName(),
+        Key: countChangeKey(change.changeId),
+        ConditionExpression: '#state = :ahead',
+        ExpressionAttributeNames: { '#state': CountChangeAttribute.state },
+        ExpressionAttributeValues: { ':ahead': 'ahead' },
+      },
+    },
+    onConditionFailed: onUndone,
+  };
+}
+
+/**
+ * Takes back the counts a change raised ahead of a commit that did not
+ * come: the item turns `undoing` (unless the commit deleted it: then there
+ * is nothing to take back), every part marked is lowered again, and the
+ * item goes. Never fails: whatever stops it is left to the sweeper.
+ */
+export async function undoCountsAhead(change: CountChange): Promise<boolean> {
+  try {
+    if (change.state === 'ahead') {
+      const output = await dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: countChangeKey(change.changeId),
+          UpdateExpression: 'SET #state = :undoing',
+          ConditionExpression: '#state = :ahead',
+          ExpressionAttributeNames: { '#state': CountChangeAttribute.state },
+          ExpressionAttributeValues: { ':undoing': 'undoing', ':ahead': 'ahead' },
+          ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,
+        }),
+      );
+      recordConsumedCapacity(output.ConsumedCapacity, 'write');
+    }
+    await eachConcurrently(partsOf(change, -1, {}), (counts, index) => sendPart(change, index, counts, 'undo'), TRANSACTION_CONCURRENCY);
+    await deleteItem(change);
+    return true;
+  } catch (error) {
+    // The commit came first: the counts stand.
+    if (error instanceof ConditionalCheckFailedException) return true;
+    return false;
+  }
+}
+
+/** The commit's write of a change whose counts go after it: its item, `committed`, due a lease later. */
+export const commitCountsAfter = (change: CountChange): Write => ({ item: { Put: { TableName: tableName(), Item: encodeCountChange(change) } } });
+
+/**
+ * Lowers the counts of a committed change, then deletes its item; true when
+ * done. Never fails (the change it follows stands): whatever stops it (the
+ * invocation's time, a throttle) is left to the sweeper.
+ */
+export async function lowerCountsAfter(change: CountChange): Promise<boolean> {
+  try {
+    await eachConcurrently(
+      partsOf(change, 1, {}),
+      async (counts, index) => {
+        if (timeLeftMs() < TIME_KEPT_MS) throw new OutOfTime();
+        await sendPart(change, index, counts, 'apply');
+      },
+      TRANSACTION_CONCURRENCY,
+    );
+    await deleteItem(change);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Finishes the count changes whose request did not (their `due` passed): lowers or takes back their counts. Returns how many. The sweeper runs it. */
+export async function sweepCountChanges(): Promise<number> {
+  const open = (await queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': COUNT_CHANGES_PK }, ConsistentRead: true })).map(
+    decodeCountChange,
+  );
+  let finished = 0;
+  for (const change of open) {
+    if (change.due >= Date.now()) continue;
+    if (await (change.state === 'committed' ? lowerCountsAfter(change) : undoCountsAhead(change))) finished++;
+  }
+  return finished;
+}
