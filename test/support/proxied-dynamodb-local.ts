@@ -4,9 +4,11 @@
  * (scripts/lib/dynamodb-fault-proxy.ts, holdNext), and the test's own reads,
  * writes and sweeps going to DynamoDB Local directly.
  */
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { PlacementClient } from '../../admin/placement-client.js';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../local/dynamodb-local.js';
-import { startFaultProxy, type FaultProxy } from '../../scripts/lib/dynamodb-fault-proxy.js';
+import { startFaultProxy, type FaultProxy, type RequestMatcher } from '../../scripts/lib/dynamodb-fault-proxy.js';
+import { startServiceProcess, type ServiceProcess } from './service-process.js';
 
 export function useProxiedDynamoDbLocal(): { readonly proxy: FaultProxy } {
   let database: DynamoDbLocal | undefined;
@@ -25,6 +27,38 @@ export function useProxiedDynamoDbLocal(): { readonly proxy: FaultProxy } {
     get proxy() {
       if (!proxy) throw new Error('the proxy starts in beforeAll');
       return proxy;
+    },
+  };
+}
+
+/**
+ * A service process on that proxy, with no sweeps of its own (they would
+ * race the test's), started before the file's tests and stopped after, and
+ * the one way such tests kill it at a step.
+ */
+export function useKillableService(table: { readonly proxy: FaultProxy }) {
+  let service: ServiceProcess | undefined;
+  const start = async () => {
+    service = await startServiceProcess({ dynamoDbEndpoint: table.proxy.url, environment: { PLACEMENT_LOCAL_SWEEP_SECONDS: '0' } });
+  };
+  beforeAll(start, 600_000);
+  afterAll(async () => {
+    await service?.stop();
+  });
+  return {
+    client: () => new PlacementClient(service!.url, { version: '1.39', timeoutMs: 300_000 }),
+    /**
+     * Sends the request, SIGKILLs the service once the DynamoDB request that
+     * `matches` arrived (held back by the proxy, so that the kill lands
+     * exactly there), and starts it again. The request got no answer.
+     */
+    async killedAt(matches: RequestMatcher, send: () => Promise<unknown>): Promise<void> {
+      const held = table.proxy.holdNext(matches);
+      const sent = send().catch((error: unknown) => error);
+      await held;
+      await service!.kill();
+      expect(await sent).toBeInstanceOf(Error);
+      await start();
     },
   };
 }

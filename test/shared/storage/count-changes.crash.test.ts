@@ -11,15 +11,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PlacementClient } from '../../../admin/placement-client.js';
+import { describe, expect, it } from 'vitest';
 import { totalUses, traits } from '../../../shared/storage/catalog.js';
 import { sweepCountChanges } from '../../../shared/storage/count-changes.js';
 import { COUNT_CHANGES_PK } from '../../../shared/storage/items/count-change.js';
 import { queryAll } from '../../../shared/storage/reads.js';
 import { nth } from '../../support/journal-requests.js';
-import { startServiceProcess, type ServiceProcess } from '../../support/service-process.js';
-import { useProxiedDynamoDbLocal } from '../../support/proxied-dynamodb-local.js';
+import { useKillableService, useProxiedDynamoDbLocal } from '../../support/proxied-dynamodb-local.js';
 
 const TRAITS = 150;
 
@@ -39,20 +37,8 @@ const PUT_KILL_POINTS = [
 const openCountChanges = () => queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': COUNT_CHANGES_PK }, ConsistentRead: true });
 
 describe('changes moving 150 use counts outside their commit, killed at each step', () => {
-  const table = useProxiedDynamoDbLocal();
-  let service: ServiceProcess | undefined;
+  const { client, killedAt } = useKillableService(useProxiedDynamoDbLocal());
   const killed: { uuid: string; names: string[] }[] = [];
-
-  // The service's own sweeps every 30 s would race the test's.
-  const startService = async () => {
-    service = await startServiceProcess({ dynamoDbEndpoint: table.proxy.url, environment: { PLACEMENT_LOCAL_SWEEP_SECONDS: '0' } });
-  };
-  beforeAll(startService, 600_000);
-  afterAll(async () => {
-    await service?.stop();
-  });
-
-  const client = () => new PlacementClient(service!.url, { version: '1.39', timeoutMs: 300_000 });
 
   /** A provider and new custom traits, none of them used yet. */
   async function providerAndTraits(): Promise<{ uuid: string; names: string[] }> {
@@ -73,16 +59,6 @@ describe('changes moving 150 use counts outside their commit, killed at each ste
       counts.push(...(await Promise.all(names.slice(n, n + 20).map(async (name) => totalUses((await traits.useCount(name))!)))));
     }
     return counts;
-  }
-
-  /** Sends the request, kills the service once the held-back DynamoDB request arrived, and starts it again. */
-  async function killedAt(matches: (operation: string, request: Request) => boolean, send: () => Promise<unknown>): Promise<void> {
-    const held = table.proxy.holdNext(matches);
-    const sent = send().catch((error: Error) => error);
-    await held;
-    await service!.kill();
-    expect(await sent).toBeInstanceOf(Error);
-    await startService();
   }
 
   for (const point of PUT_KILL_POINTS) {

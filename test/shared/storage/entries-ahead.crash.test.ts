@@ -11,15 +11,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PlacementClient } from '../../../admin/placement-client.js';
+import { describe, expect, it } from 'vitest';
 import { ENTRY_CLEANUPS_PK } from '../../../shared/storage/items/entry-cleanup.js';
 import { aggregatePartition, sharingPartition } from '../../../shared/storage/items/search-entry.js';
 import { sweepEntryCleanups } from '../../../shared/storage/providers.js';
 import { queryAll } from '../../../shared/storage/reads.js';
 import { nth } from '../../support/journal-requests.js';
-import { startServiceProcess, type ServiceProcess } from '../../support/service-process.js';
-import { useProxiedDynamoDbLocal } from '../../support/proxied-dynamodb-local.js';
+import { useKillableService, useProxiedDynamoDbLocal } from '../../support/proxied-dynamodb-local.js';
 
 const AGGREGATES = 300;
 
@@ -36,20 +34,8 @@ const KILL_POINTS = [
 ];
 
 describe('a PUT adding hundreds of aggregates killed at each step', () => {
-  const table = useProxiedDynamoDbLocal();
-  let service: ServiceProcess | undefined;
+  const { client, killedAt } = useKillableService(useProxiedDynamoDbLocal());
   const killed: { pool: string; aggregates: string[] }[] = [];
-
-  // The service's own sweeps every 30 s would race the test's.
-  const startService = async () => {
-    service = await startServiceProcess({ dynamoDbEndpoint: table.proxy.url, environment: { PLACEMENT_LOCAL_SWEEP_SECONDS: '0' } });
-  };
-  beforeAll(startService, 600_000);
-  afterAll(async () => {
-    await service?.stop();
-  });
-
-  const client = () => new PlacementClient(service!.url, { version: '1.39', timeoutMs: 300_000 });
 
   /** What readers and the provider say: the aggregates it lists, and the members and sharing providers of a few of them. */
   async function seen(pool: string, aggregates: string[]) {
@@ -75,13 +61,7 @@ describe('a PUT adding hundreds of aggregates killed at each step', () => {
         (await placement.put(`/resource_providers/${pool}/traits`, { resource_provider_generation: 0, traits: ['MISC_SHARES_VIA_AGGREGATE'] })).status,
       ).toBe(200);
 
-      const held = table.proxy.holdNext(point.matches);
-      const put = placement.put(`/resource_providers/${pool}/aggregates`, { resource_provider_generation: 1, aggregates }).catch((error: Error) => error);
-      await held;
-      await service!.kill();
-      expect(await put).toBeInstanceOf(Error);
-
-      await startService();
+      await killedAt(point.matches, () => placement.put(`/resource_providers/${pool}/aggregates`, { resource_provider_generation: 1, aggregates }));
       expect(await seen(pool, aggregates)).toEqual({ listed: 0, generation: 1, members: 0, sharing: 0 });
       killed.push({ pool, aggregates });
     }, 300_000);
