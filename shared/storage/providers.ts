@@ -487,12 +487,13 @@ function searchEntryWrites(before: Provider | undefined, after: Provider | undef
 
 /**
  * From this storage format on, every release that may run reads a search
- * entry only as far as the provider it names, read, agrees (a format is
- * finalized only once no older release runs; release 1.0.0 took every entry
- * at its word): a change can then leave entries that no longer agree behind
- * for a moment and remove them after its commit.
+ * entry only as far as the provider it names, read, agrees, and finishes
+ * the count changes a request left (a format is finalized only once no
+ * older release runs; release 1.0.0 took every entry at its word and knows
+ * no count change): a change can then write entries and counts ahead of
+ * its commit and remove or lower them after it.
  */
-const ENTRIES_OUTSIDE_COMMIT_SINCE_FORMAT = 2;
+const OUTSIDE_COMMIT_SINCE_FORMAT = 2;
 
 /** How long before the invocation's deadline a cleanup stops, leaving the rest to the sweeper. */
 const CLEANUP_TIME_KEPT_MS = 1_000;
@@ -522,14 +523,16 @@ const ENTRIES_REMOVED_BY_THE_REQUEST = TRANSACTION_CONCURRENCY * ENTRIES_PER_TRA
  * - Entries it adds are written ahead of the commit (addEntriesAhead), held
  *   against every cleanup until the commit, which a reader must find them
  *   by as soon as the provider says it is a member.
+ * - Use counts that would not fit beside the rest (thousands of custom
+ *   traits) are raised ahead of the commit and lowered after it
+ *   (count-changes.ts).
  *
  * A change of whether the provider shares through its aggregates, or one
- * whose other writes pass one transaction (thousands of custom traits'
- * use counts), keeps the usual plan.
+ * whose other writes still pass one transaction, keeps the usual plan.
  */
 export function providerChangePlan(before: Provider, after: Provider | undefined, errors: ProviderChangeErrors = {}): Plan<undefined> {
   const writes = providerChangeWrites(before, after, errors);
-  if (writes.length <= MAX_TRANSACTION_ITEMS || writesFormat() < ENTRIES_OUTSIDE_COMMIT_SINCE_FORMAT) return { writes };
+  if (writes.length <= MAX_TRANSACTION_ITEMS || writesFormat() < OUTSIDE_COMMIT_SINCE_FORMAT) return { writes };
   const sharing = before.traits.includes(SHARING_TRAIT);
   if (after !== undefined && sharing !== after.traits.includes(SHARING_TRAIT)) return { writes };
   const change: ProviderChange = { before, after };
