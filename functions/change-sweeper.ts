@@ -20,7 +20,7 @@ export const handler = async (): Promise<{ finished: number; entryCleanups: numb
   // A deletion past 792 entries leaves them to this sweep by design: information, not a warning.
   if (entryCleanups > 0) logger.info('removed the search entries of deleted providers', { entryCleanups });
   const countChanges = await sweepCountChanges();
-  // Only a request that died, or ran short of time, leaves its counts to this sweep.
-  if (countChanges > 0) logger.warn('finished the use counts of changes whose requests had not', { countChanges });
+  // Provider changes leave the counts they lower to this sweep by design: information, not a warning.
+  if (countChanges > 0) logger.info('finished use-count changes', { countChanges });
   return { finished, entryCleanups, countChanges };
 };

@@ -12,6 +12,7 @@ import { isStandardResourceClass } from '../shared/domain/standard-catalog.js';
 import * as schemas from '../shared/schemas/resource-class.js';
 import { resourceClasses, type CatalogEntry } from '../shared/storage/catalog.js';
 import { renameResourceClass } from '../shared/storage/resource-class-rename.js';
+import { deleteUnused } from '../shared/storage/count-changes.js';
 import { parsePythonJson } from '../shared/api/python-json.js';
 
 interface NameBody {
@@ -116,7 +117,7 @@ async function deleteClass(request: PlacementRequest): Promise<Reply> {
   const name = request.param('name');
   const entry = await loadClass(name);
   if (isStandard(entry)) throw badRequest(`Error in delete resource class: Cannot delete standard resource class ${name}.`);
-  await resourceClasses.delete(name, () => conflict(`Error in delete resource class: Cannot delete resource class ${name}. Class is in use in inventory.`));
+  await deleteUnused('classes', name, () => conflict(`Error in delete resource class: Cannot delete resource class ${name}. Class is in use in inventory.`));
   return { status: 204 };
 }
 

@@ -24,6 +24,7 @@ import type { Provider } from '../shared/domain/model.js';
 import * as schemas from '../shared/schemas/trait.js';
 import { traits, type CatalogEntry } from '../shared/storage/catalog.js';
 import { listProviders, providerChangePlan } from '../shared/storage/providers.js';
+import { deleteUnused } from '../shared/storage/count-changes.js';
 import { readPlanCommit } from '../shared/storage/transaction.js';
 import { loadProvider } from '../shared/http/provider-lookup.js';
 
@@ -99,7 +100,7 @@ async function deleteTrait(request: PlacementRequest): Promise<Reply> {
   const entry = await traits.get(name);
   if (entry === undefined) throw traitNotFound(name);
   if (!isCustomName(name)) throw badRequest(`Cannot delete standard trait ${name}.`);
-  await traits.delete(name, () => conflict(`The trait ${name} is in use by a resource provider.`));
+  await deleteUnused('traits', name, () => conflict(`The trait ${name} is in use by a resource provider.`));
   return { status: 204 };
 }
 

@@ -51,10 +51,10 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   try {
     await prepareTable();
     // What a previous process left half done is finished now, then every config.localSweepSeconds (as the stack's scheduled
-    // sweeper does); a failed sweep waits for the next.
+    // sweeper does); a failed sweep waits for the next. 0: never, for tests that sweep themselves and count what they finish.
     const sweep = () => void sweeper().catch(() => undefined);
-    sweep();
     const sweeping = config.localSweepSeconds > 0 ? setInterval(sweep, config.localSweepSeconds * 1000).unref() : undefined;
+    if (sweeping) sweep();
     const dispatch = inProcessDispatch(options.wrapHandlers?.(handlers) ?? handlers);
     const listener = requestListener(dispatch);
     // The listener answers every error itself: its promise never rejects.

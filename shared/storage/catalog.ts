@@ -38,7 +38,7 @@ export interface UseCount {
 /** How many uses a custom entry counts in all. */
 export const totalUses = ({ entry, shards }: UseCount) => shards.reduce<number>((sum, refs) => sum + (refs ?? 0), entry.legacyRefs);
 
-class Catalog {
+export class Catalog {
   private readonly standardNames: ReadonlySet<string>;
 
   constructor(

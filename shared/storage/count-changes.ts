@@ -3,11 +3,15 @@
  * provider change that starts or stops using thousands of custom traits
  * moved as many use-count shards, and with them in its commit it was a
  * multi-step change of thousands of staged and fenced writes (11 s for 3,000
- * traits on DynamoDB Local). A use count is read only to refuse deleting a
- * name in use, so it may run ahead of the uses for a moment, never behind:
- * the counts a change raises go before its commit, the counts it lowers
- * after (providerChangePlan, providers.ts). A name is then refused deletion
- * for a moment around such a change, never deleted while a provider uses it.
+ * traits on DynamoDB Local). A use count is read only to refuse deleting (or
+ * renaming) a name in use, so it may run ahead of the uses for a moment,
+ * never behind: the counts a change raises go before its commit, the counts
+ * it lowers are owed after it (providerChangePlan, providers.ts). The
+ * request answers once its commit stands and leaves what it owes to the
+ * sweeper; a deletion or rename of a name lowers what is owed to it first
+ * (lowerCountsOwed), so it sees the uses that stand, as upstream does. A name
+ * is then refused deletion only while a change that adds it is in flight,
+ * and never deleted while a provider uses it.
  *
  * Each part (99 counts and its mark, one TransactWriteItems) is counted
  * exactly once: the mark is written with the counts on condition that it is
@@ -28,7 +32,7 @@ import { queryAll } from './reads.js';
 import { MAX_TRANSACTION_ITEMS } from './transact.js';
 import { commitInOneTransaction } from './transaction.js';
 import type { Write } from './write.js';
-import { resourceClasses, traits } from './catalog.js';
+import { resourceClasses, traits, type Catalog } from './catalog.js';
 import {
   COUNT_CHANGES_PK,
   CountChangeAttribute,
@@ -183,40 +187,71 @@ export async function undoCountsAhead(change: CountChange): Promise<boolean> {
   }
 }
 
-/** The commit's write of a change whose counts go after it: its item, `committed`, due a lease later. */
+/** The commit's write of a change whose counts go after it: its item, `committed`, due at once (the sweeper lowers them). */
 export const commitCountsAfter = (change: CountChange): Write => ({ item: { Put: { TableName: tableName(), Item: encodeCountChange(change) } } });
 
-/**
- * Lowers the counts of a committed change, then deletes its item; true when
- * done. Never fails (the change it follows stands): whatever stops it (the
- * invocation's time, a throttle) is left to the sweeper.
- */
-export async function lowerCountsAfter(change: CountChange): Promise<boolean> {
-  try {
-    await eachConcurrently(
-      partsOf(change, 1, {}),
-      async (counts, index) => {
-        if (timeLeftMs() < TIME_KEPT_MS) throw new OutOfTime();
-        await sendPart(change, index, counts, 'apply');
-      },
-      TRANSACTION_CONCURRENCY,
-    );
-    await deleteItem(change);
-    return true;
-  } catch {
-    return false;
-  }
+/** Lowers the counts of a committed change, then deletes its item. Each part once, whoever else lowers the same change meanwhile. */
+async function lowerCounts(change: CountChange): Promise<void> {
+  await eachConcurrently(
+    partsOf(change, 1, {}),
+    async (counts, index) => {
+      if (timeLeftMs() < TIME_KEPT_MS) throw new OutOfTime();
+      await sendPart(change, index, counts, 'apply');
+    },
+    TRANSACTION_CONCURRENCY,
+  );
+  await deleteItem(change);
 }
 
-/** Finishes the count changes whose request did not (their `due` passed): lowers or takes back their counts. Returns how many. The sweeper runs it. */
+/** The count changes not finished yet, strongly consistently. */
+async function openCountChanges(): Promise<CountChange[]> {
+  const items = await queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': COUNT_CHANGES_PK }, ConsistentRead: true });
+  return items.map(decodeCountChange);
+}
+
+/** The two catalogs whose names a count change counts, by the change's field for them. */
+export type CountedNames = 'classes' | 'traits';
+const CATALOGS: Record<CountedNames, Catalog> = { classes: resourceClasses, traits };
+
+/**
+ * Lowers now what committed changes still owe the use counts of one custom
+ * class or trait, so that whoever reads them next sees the uses that stand
+ * (a deletion or rename of the name). True when something was owed.
+ */
+export async function lowerCountsOwed(kind: CountedNames, name: string): Promise<boolean> {
+  const owed = (await openCountChanges()).filter((change) => change.state === 'committed' && change[kind].includes(name));
+  await Promise.all(owed.map(lowerCounts));
+  return owed.length > 0;
+}
+
+/**
+ * Deletes a custom class or trait that nothing uses (Catalog.delete). One
+ * whose count a provider change that stopped using it still owes is lowered
+ * first, then deleted: upstream deletes such a name at once.
+ */
+export async function deleteUnused(kind: CountedNames, name: string, onInUse: () => Error): Promise<void> {
+  let inUse = false;
+  const refuse = () => ((inUse = true), onInUse());
+  await CATALOGS[kind].delete(name, refuse).catch(async (error: unknown) => {
+    if (!inUse || !(await lowerCountsOwed(kind, name))) throw error;
+    await CATALOGS[kind].delete(name, onInUse);
+  });
+}
+
+/** Finishes the count changes that are due: lowers what committed ones owe, takes back what dead requests raised ahead. Returns how many. The sweeper runs it. */
 export async function sweepCountChanges(): Promise<number> {
-  const open = (await queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': COUNT_CHANGES_PK }, ConsistentRead: true })).map(
-    decodeCountChange,
-  );
   let finished = 0;
-  for (const change of open) {
+  for (const change of await openCountChanges()) {
     if (change.due >= Date.now()) continue;
-    if (await (change.state === 'committed' ? lowerCountsAfter(change) : undoCountsAhead(change))) finished++;
+    // What fails (a throttle, the sweep's own time) is left for the next sweep.
+    const done =
+      change.state === 'committed'
+        ? await lowerCounts(change).then(
+            () => true,
+            () => false,
+          )
+        : await undoCountsAhead(change);
+    if (done) finished++;
   }
   return finished;
 }

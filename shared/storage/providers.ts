@@ -48,7 +48,7 @@ import {
 } from './items/search-entry.js';
 import { shardForProvider } from './items/catalog-use-count.js';
 import type { CountChange } from './items/count-change.js';
-import { commitCountsAfter, commitCountsAhead, lowerCountsAfter, newCountChange, raiseCountsAhead, undoCountsAhead } from './count-changes.js';
+import { commitCountsAfter, commitCountsAhead, newCountChange, raiseCountsAhead, undoCountsAhead } from './count-changes.js';
 import { ConcurrentUpdate } from './errors.js';
 import { SORT_PART_BYTES } from './items/key-parts.js';
 
@@ -524,7 +524,8 @@ const ENTRIES_REMOVED_BY_THE_REQUEST = TRANSACTION_CONCURRENCY * ENTRIES_PER_TRA
  *   against every cleanup until the commit, which a reader must find them
  *   by as soon as the provider says it is a member.
  * - Use counts that would not fit beside the rest (thousands of custom
- *   traits) are raised ahead of the commit and lowered after it
+ *   traits) are raised ahead of the commit; those it lowers are owed after
+ *   it, to the sweeper or to the next deletion of such a name
  *   (count-changes.ts).
  *
  * A change of whether the provider shares through its aggregates, or one
@@ -585,9 +586,9 @@ export function providerChangePlan(before: Provider, after: Provider | undefined
         await undoCountsAhead(raised);
       },
     }),
-    ...((cleansUp || lowered) && {
+    ...(cleansUp && {
       afterCommit: async () => {
-        await Promise.all([cleansUp && cleanUpEntries(removal), lowered && lowerCountsAfter(lowered)]);
+        await cleanUpEntries(removal);
       },
     }),
   };
@@ -596,7 +597,8 @@ export function providerChangePlan(before: Provider, after: Provider | undefined
 /**
  * The use counts a provider change moves, as count changes of its shard
  * (count-changes.ts): those it raises, to go ahead of its commit, and those
- * it lowers, to go after it.
+ * it lowers, owed after it (due at once: the request leaves them to the
+ * sweeper).
  */
 function countChangesOf(before: Provider, after: Provider | undefined): { raised?: CountChange; lowered?: CountChange } {
   const classes = useChanges(Object.keys(before.inventories), Object.keys(after?.inventories ?? {}));
@@ -611,7 +613,7 @@ function countChangesOf(before: Provider, after: Provider | undefined): { raised
   return {
     ...(up.classes.length + up.traits.length > 0 && { raised: newCountChange(shard, up.classes, up.traits, 1, holdUntil()) }),
     ...(down.classes.length + down.traits.length > 0 && {
-      lowered: newCountChange(shard, down.classes, down.traits, -1, Date.now() + config.changeLeaseMs),
+      lowered: newCountChange(shard, down.classes, down.traits, -1, Date.now()),
     }),
   };
 }

@@ -12,6 +12,7 @@
 import { providerNames } from '../domain/class-rename.js';
 import { entryOf } from '../domain/model.js';
 import { resourceClasses, totalUses, type CatalogEntry } from './catalog.js';
+import { lowerCountsOwed } from './count-changes.js';
 import { getConsumers, getProviderAllocations, renameInAllocationWrite, renameInConsumerWrite, type ProviderAllocations } from './consumers.js';
 import { renameClassWrite } from './providers.js';
 import { projectionOf, queryAll } from './reads.js';
@@ -86,6 +87,8 @@ async function holdersOf(resourceClass: string): Promise<ProviderAllocations[]> 
  */
 export async function renameResourceClass(entry: CatalogEntry, newName: string, now: string, errors: RenameErrors): Promise<void> {
   const from = entry.name;
+  // What provider changes that stopped using the class still owe its counts, lowered first: the holders are counted against them.
+  await lowerCountsOwed('classes', from);
   await readPlanCommit(async () => {
     const [count, taken] = await Promise.all([resourceClasses.useCount(from), resourceClasses.get(newName)]);
     if (count === undefined) throw errors.onMissing();

@@ -1,9 +1,9 @@
 /**
  * Hundreds of custom traits set on a provider or taken off it in one
  * change: their use counts go outside the commit (shared/storage/count-changes.ts),
- * raised ahead of it and lowered after it, each counted once. A request
- * that dies is made here by running a plan's steps without the rest: its
- * writes ahead and no commit, or its commit and nothing after.
+ * raised ahead of it and owed after it (to the sweeper, or to the deletion
+ * or rename of a name), each counted once. A request that dies before its
+ * commit is made here by running a plan's steps without the rest.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -12,10 +12,11 @@ import { PlacementClient } from '../../admin/placement-client.js';
 import { handler as sweeper } from '../../functions/change-sweeper.js';
 import { config } from '../../shared/config.js';
 import { totalUses, traits } from '../../shared/storage/catalog.js';
+import { lowerCountsOwed, sweepCountChanges } from '../../shared/storage/count-changes.js';
 import { COUNT_CHANGES_PK } from '../../shared/storage/items/count-change.js';
 import { getProvider, providerChangePlan } from '../../shared/storage/providers.js';
 import { queryAll } from '../../shared/storage/reads.js';
-import { commit, readPlanCommit } from '../../shared/storage/transaction.js';
+import { readPlanCommit } from '../../shared/storage/transaction.js';
 import { withDeadline } from '../../shared/storage/deadline.js';
 import { useLocalService } from '../support/local-service.js';
 
@@ -61,7 +62,7 @@ const openCountChanges = async () => (await queryAll({ KeyConditionExpression: '
 const same = (count: number) => Array.from({ length: TRAITS }, () => count);
 
 describe('hundreds of custom traits in one change', () => {
-  it('counts each once, refuses its deletion while it is used, and counts it off when taken away', async () => {
+  it('counts each once, refuses its deletion while it is used, and lowers what it owes before deleting a name it stopped using', async () => {
     const names = await customTraits(TRAITS);
     const uuid = await provider();
     expect((await ok(api.put(`/resource_providers/${uuid}/traits`, { resource_provider_generation: 0, traits: names }), 200)).traits).toHaveLength(TRAITS);
@@ -69,11 +70,18 @@ describe('hundreds of custom traits in one change', () => {
     expect(await openCountChanges()).toBe(0);
     await ok(api.delete(`/traits/${names[0]}`), 409);
 
+    // Taking 140 away answers at its commit: their counts are owed, until a deletion of one of them lowers them all.
     await ok(api.put(`/resource_providers/${uuid}/traits`, { resource_provider_generation: 1, traits: names.slice(0, 10) }), 200);
-    expect(await uses(names)).toEqual([...Array.from({ length: 10 }, () => 1), ...same(0).slice(10)]);
+    expect(await uses(names)).toEqual(same(1));
+    expect(await openCountChanges()).toBe(1);
     await ok(api.delete(`/traits/${names[10]}`), 204);
+    expect(await uses(names.slice(11))).toEqual(same(0).slice(11));
+    expect(await uses(names.slice(0, 10))).toEqual(same(1).slice(0, 10));
+    expect(await openCountChanges()).toBe(0);
+
     await ok(api.delete(`/resource_providers/${uuid}`), 204);
-    expect(await uses(names.slice(0, 10))).toEqual(Array.from({ length: 10 }, () => 0));
+    await ok(api.delete(`/traits/${names[0]}`), 204);
+    expect(await uses(names.slice(1, 10))).toEqual(same(0).slice(0, 9));
     expect(await openCountChanges()).toBe(0);
   }, 120_000);
 
@@ -124,33 +132,54 @@ describe('hundreds of custom traits in one change', () => {
     expect((await getProvider(uuid))!.traits).toEqual([]);
   }, 120_000);
 
-  it('leaves the counts a request that died after its commit did not lower to the sweeper, once its lease has passed', async () => {
+  it('leaves the counts a deletion lowers to the next sweep', async () => {
     const names = await customTraits(TRAITS);
     const uuid = await provider();
     await ok(api.put(`/resource_providers/${uuid}/traits`, { resource_provider_generation: 0, traits: names }), 200);
-    const before = (await getProvider(uuid))!;
-    await commit(providerChangePlan(before, undefined).writes);
-    const due = Date.now() + config.changeLeaseMs;
-    expect((await sweeper()).countChanges).toBe(0);
-    expect(await getProvider(uuid)).toBeUndefined();
+    await ok(api.delete(`/resource_providers/${uuid}`), 204);
     expect(await uses(names)).toEqual(same(1));
+    expect(await openCountChanges()).toBe(1);
 
-    await sleep(due - Date.now() + 500);
     expect((await sweeper()).countChanges).toBe(1);
     expect(await uses(names)).toEqual(same(0));
     expect(await openCountChanges()).toBe(0);
-    await ok(api.delete(`/traits/${names[0]}`), 204);
+    expect((await sweeper()).countChanges).toBe(0);
   }, 120_000);
 
   it('lowers each count once however many finish the same change at once', async () => {
     const names = await customTraits(TRAITS);
     const uuid = await provider();
     await ok(api.put(`/resource_providers/${uuid}/traits`, { resource_provider_generation: 0, traits: names }), 200);
-    const before = (await getProvider(uuid))!;
-    const plan = providerChangePlan(before, undefined);
-    await commit(plan.writes);
-    await Promise.all([plan.afterCommit!(), plan.afterCommit!(), plan.afterCommit!()]);
+    await ok(api.delete(`/resource_providers/${uuid}`), 204);
+    await Promise.all([sweepCountChanges(), lowerCountsOwed('traits', names[0]!), lowerCountsOwed('traits', names[TRAITS - 1]!), sweepCountChanges()]);
     expect(await uses(names)).toEqual(same(0));
     expect(await openCountChanges()).toBe(0);
   }, 120_000);
+
+  it('lowers what it owes a custom class before deleting or renaming it', async () => {
+    const classes = Array.from({ length: TRAITS }, () => `CUSTOM_${randomUUID().replaceAll('-', '_').toUpperCase()}`);
+    for (let n = 0; n < classes.length; n += 20)
+      await Promise.all(classes.slice(n, n + 20).map((name) => ok(api.put(`/resource_classes/${name}`, undefined), 201)));
+    const uuid = await provider();
+    const inventories = Object.fromEntries(classes.map((name) => [name, { total: 1 }]));
+    await ok(api.put(`/resource_providers/${uuid}/inventories`, { resource_provider_generation: 0, inventories }), 200);
+    await ok(api.delete(`/resource_classes/${classes[0]}`), 409);
+    await ok(api.delete(`/resource_providers/${uuid}`), 204);
+    expect(await openCountChanges()).toBe(1);
+
+    await ok(api.delete(`/resource_classes/${classes[0]}`), 204);
+    expect(await openCountChanges()).toBe(0);
+    // Owed again by a second provider's deletion, then renamed (1.2 to 1.6) before any sweep.
+    const second = await provider();
+    await ok(
+      api.put(`/resource_providers/${second}/inventories`, { resource_provider_generation: 0, inventories: { ...inventories, [classes[0]!]: undefined } }),
+      200,
+    );
+    await ok(api.delete(`/resource_providers/${second}`), 204);
+    expect(await openCountChanges()).toBe(1);
+    const renamed = `CUSTOM_RENAMED_${randomUUID().slice(0, 8).toUpperCase()}`;
+    await ok(api.put(`/resource_classes/${classes[1]}`, { name: renamed }, { version: '1.6' }), 200);
+    await ok(api.delete(`/resource_classes/${renamed}`), 204);
+    expect(await openCountChanges()).toBe(0);
+  }, 180_000);
 });

@@ -1,13 +1,14 @@
 /**
  * Crash safety of the use counts a provider change moves outside its commit
  * (shared/storage/count-changes.ts): a PUT of 150 custom traits, whose
- * counts go ahead of its commit, and the deletion of a provider holding
- * them, whose counts go after it. The service is killed with SIGKILL at each
- * step (the DynamoDB request of that step held back by a proxy, so that the
- * kill lands exactly there), then started again on the same DynamoDB Local.
- * The provider must be as before the PUT, or gone after the deletion; once
- * the count changes are due, one sweep leaves every count equal to the
- * providers that list the name, and no count change.
+ * counts go ahead of its commit, and the deletion of one of them after the
+ * deletion of a provider holding them, which lowers the counts that deletion
+ * owes first. The service is killed with SIGKILL at each step (the DynamoDB
+ * request of that step held back by a proxy, so that the kill lands exactly
+ * there), then started again on the same DynamoDB Local. The provider must
+ * be as before the PUT, and the trait still there; once the count changes
+ * are due, one sweep leaves every count equal to the providers that list the
+ * name, and no count change.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -71,12 +72,14 @@ describe('changes moving 150 use counts outside their commit, killed at each ste
     }, 300_000);
   }
 
-  it('DELETE of a provider holding them, lowering the counts (the second part held back): gone after a restart', async () => {
+  it('DELETE of a trait a deleted provider held, lowering what that deletion owes (the second part held back): the trait is still there after a restart', async () => {
     const { uuid, names } = await providerAndTraits();
     expect((await client().put(`/resource_providers/${uuid}/traits`, { resource_provider_generation: 0, traits: names })).status).toBe(200);
+    expect((await client().delete(`/resource_providers/${uuid}`)).status).toBe(204);
     expect(await uses(names)).toEqual(names.map(() => 1));
-    await killedAt(nth(2, isPart), () => client().delete(`/resource_providers/${uuid}`));
+    await killedAt(nth(2, isPart), () => client().delete(`/traits/${names[0]}`));
     expect((await client().get(`/resource_providers/${uuid}`)).status).toBe(404);
+    expect((await client().get(`/traits/${names[0]}`)).status).toBe(204);
     killed.push({ uuid, names });
   }, 300_000);
 
