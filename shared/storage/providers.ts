@@ -98,20 +98,40 @@ export async function getLineage(parentUuid: string): Promise<Lineage> {
 }
 
 /**
- * Every provider below `provider`, read strongly consistently level by level
- * through the children sets (one batch read per level); providers already
- * seen are skipped, so a damaged tree cannot loop the walk.
+ * Every provider below `provider`, as its children sets read strongly
+ * consistently say, level by level; providers already seen are skipped, so a
+ * damaged tree cannot loop the walk. What the tree index (eventually
+ * consistent) shows below it is read strongly consistently first, in one
+ * round, so a deep subtree costs one round of reads rather than one per level;
+ * only a child the index does not show yet takes a round of its own.
  */
 export async function getDescendants(provider: Provider): Promise<Provider[]> {
+  const indexed = await listTree(provider.rootUuid);
+  const read = await getProviders(uuidsBelow(provider.uuid, indexed));
   const found = new Map<string, Provider>([[provider.uuid, provider]]);
   let level = provider.children;
   while (level.length > 0) {
-    const read = await getProviders(level.filter((uuid) => !found.has(uuid)));
-    for (const child of read.values()) found.set(child.uuid, child);
-    level = [...read.values()].flatMap((child) => child.children).filter((uuid) => !found.has(uuid));
+    const unread = level.filter((uuid) => !found.has(uuid) && !read.has(uuid));
+    if (unread.length > 0) for (const [uuid, child] of await getProviders(unread)) read.set(uuid, child);
+    const children = level.filter((uuid) => !found.has(uuid)).flatMap((uuid) => read.get(uuid) ?? []);
+    for (const child of children) found.set(child.uuid, child);
+    level = children.flatMap((child) => child.children);
   }
   found.delete(provider.uuid);
   return [...found.values()];
+}
+
+/** The uuids below `uuid` by the parents these providers name. */
+function uuidsBelow(uuid: string, providers: Provider[]): string[] {
+  const childrenOf = new Map<string, string[]>();
+  for (const { uuid: child, parentUuid } of providers) if (parentUuid !== null) childrenOf.set(parentUuid, [...(childrenOf.get(parentUuid) ?? []), child]);
+  const below = new Set<string>();
+  for (let level = childrenOf.get(uuid) ?? []; level.length > 0;) {
+    const next = level.filter((child) => child !== uuid && !below.has(child));
+    for (const child of next) below.add(child);
+    level = next.flatMap((child) => childrenOf.get(child) ?? []);
+  }
+  return [...below];
 }
 
 /** Every provider item, from the sharded index (eventually consistent), the 8 shards in parallel. */

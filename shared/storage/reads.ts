@@ -8,7 +8,7 @@ import { BatchGetCommand, GetCommand, QueryCommand, type QueryCommandInput } fro
 import { dynamo, tableName } from './client.js';
 import { recordConsumedCapacity, recordItemsRead, RETURN_CONSUMED_CAPACITY } from './consumed-capacity.js';
 import { usedPlaceholders } from './expression.js';
-import { FENCE_ATTRIBUTE, resolveFences } from './journal.js';
+import { eachConcurrently, FENCE_ATTRIBUTE, partsOfSize, resolveFences } from './journal.js';
 import { untilAllProcessed } from './retry.js';
 import { TYPE_ATTRIBUTE, type Item, type Key } from './items/fields.js';
 
@@ -64,10 +64,8 @@ type BatchRequest = Record<string, { Keys: Item[]; ConsistentRead: boolean } & P
 
 async function batchGetRaw(keys: Key[], { projection, consistent = true }: BatchGetOptions): Promise<Item[]> {
   const items: Item[] = [];
-  for (let start = 0; start < keys.length; start += 100) {
-    const request: BatchRequest = {
-      [tableName()]: { Keys: keys.slice(start, start + 100).map((key) => ({ ...key })), ConsistentRead: consistent, ...projection },
-    };
+  await eachConcurrently(partsOfSize(keys, 100), async (part) => {
+    const request: BatchRequest = { [tableName()]: { Keys: part.map((key) => ({ ...key })), ConsistentRead: consistent, ...projection } };
     await untilAllProcessed(request, async (pending) => {
       const output = await dynamo().send(new BatchGetCommand({ RequestItems: pending, ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY }));
       recordConsumedCapacity(output.ConsumedCapacity, 'read');
@@ -75,11 +73,11 @@ async function batchGetRaw(keys: Key[], { projection, consistent = true }: Batch
       items.push(...(output.Responses?.[tableName()] ?? []));
       return output.UnprocessedKeys as BatchRequest | undefined;
     });
-  }
+  });
   return items;
 }
 
-/** Reads of many keys, 100 a request; keys DynamoDB leaves unprocessed are asked for again, with the retry policy's backoff. */
+/** Reads of many keys, 100 a request, the requests side by side; keys DynamoDB leaves unprocessed are asked for again, with the retry policy's backoff. */
 export async function batchGet(keys: Key[], options: BatchGetOptions = {}): Promise<Item[]> {
   const items = await batchGetRaw(keys, options);
   return resolveFences(items, () => batchGetRaw(keys, { ...options, consistent: true }));
