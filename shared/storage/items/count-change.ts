@@ -12,8 +12,9 @@
  *   `ahead`. A change that does not commit turns it `undoing` and lowers the
  *   counts it raised again, as the sweeper does once `due` passed (the
  *   request's time, and a lease, as for entries written ahead).
- * - delta -1, state `committed`: written by the commit; the counts it lowers
- *   go after it, by the request, else by the sweeper once `due` passed.
+ * - delta -1, state `committed`: written by the commit, due at once; the
+ *   counts it lowers are owed after it, to the sweeper, or to a deletion or
+ *   rename of one of its names, which lowers them first (lowerCountsOwed).
  *
  *   pk COUNT_CHANGES   sk <change id>
  *
