@@ -14,6 +14,7 @@
  *                           `npm run serve:bundles -- --env PLACEMENT_REQUEST_RECORDS=true`
  *   --rounds N              times each change is run on each side (default 3)
  *   --scale F               sizes multiplied by F (default 1)
+ *   --size N                every change run at N instead (once, however many sizes it has)
  *   --only TEXT             only the changes whose name contains TEXT
  */
 import { isDeepStrictEqual } from 'node:util';
@@ -30,6 +31,7 @@ const { values } = parseArgs({
     'target-records': { type: 'string' },
     rounds: { type: 'string', default: '3' },
     scale: { type: 'string', default: '1' },
+    size: { type: 'string' },
     only: { type: 'string' },
   },
 });
@@ -63,9 +65,12 @@ const median = (values: number[]) => (values.length === 0 ? Number.NaN : [...val
 const figure = (values: number[]) => (values.length === 0 ? '-' : median(values).toFixed(0));
 
 const rows: string[] = [];
+const run = new Set<string>();
 for (const [scenario, baseSize] of BIG_CHANGES_BENCHED) {
   if (values.only && !scenario.name.includes(values.only)) continue;
-  const size = Math.max(1, Math.round(baseSize * scale));
+  const size = values.size ? Number(values.size) : Math.max(1, Math.round(baseSize * scale));
+  if (run.has(`${scenario.name}@${size}`)) continue;
+  run.add(`${scenario.name}@${size}`);
   const times = { target: [] as number[], reference: [] as number[] };
   const statuses = { target: new Set<number | string>(), reference: new Set<number | string>() };
   const costs = { requests: [] as number[], critical: [] as number[], write: [] as number[] };

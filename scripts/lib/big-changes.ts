@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import type { ApiResponse, PlacementClient } from '../../admin/placement-client.js';
 import { mapConcurrently } from '../../admin/pool.js';
 
-/** Requests a scenario's preparation sends at once. */
+/** Requests a scenario's preparation or snapshot sends at once. */
 const PREPARE_CONCURRENCY = 8;
 
 export interface BigChange<Plan> {
@@ -40,7 +40,7 @@ async function ok(placement: PlacementClient, method: string, path: string, json
 /** Provider uuid to resource class to amount. */
 type ByProvider = Record<string, Record<string, number>>;
 
-const each = <T>(items: readonly T[], work: (item: T, index: number) => Promise<unknown>) => mapConcurrently(items, PREPARE_CONCURRENCY, work);
+const each = <T, R>(items: readonly T[], work: (item: T, index: number) => Promise<R>) => mapConcurrently(items, PREPARE_CONCURRENCY, work);
 
 /** A value with every list of strings sorted, so that two services' orders compare equal. */
 function sorted(value: unknown): unknown {
@@ -341,14 +341,16 @@ async function createTraits(placement: PlacementClient, names: string[]) {
 
 const traitsState = async (placement: PlacementClient, { provider, names }: Tagged) => ({
   provider: sorted(await ok(placement, 'GET', `/resource_providers/${provider}/traits`, undefined, '1.6').catch(() => 'absent')),
-  // A hundred names a query: a few thousand do not fit one URL.
+  // A hundred names a query: a few thousand do not fit one URL. A few at a time: upstream's uWSGI resets the
+  // connections beyond its listen queue (100), which the 114 queries of 11,400 names at once overflowed.
   associated: sorted(
     (
-      await Promise.all(
-        Array.from({ length: Math.ceil(names.length / 100) }, async (_, n) => {
-          const query = `/traits?name=in:${names.slice(100 * n, 100 * (n + 1)).join(',')}&associated=true`;
+      await each(
+        Array.from({ length: Math.ceil(names.length / 100) }, (_, n) => names.slice(100 * n, 100 * (n + 1))),
+        async (part) => {
+          const query = `/traits?name=in:${part.join(',')}&associated=true`;
           return (await ok(placement, 'GET', query, undefined, '1.6')).traits as string[];
-        }),
+        },
       )
     ).flat(),
   ),
