@@ -61,9 +61,11 @@ async function listTraits(request: PlacementRequest): Promise<Reply> {
     ...(name === undefined ? {} : parseTraitNameFilter(name)),
     ...(associated === undefined ? {} : { associated: parseAssociated(associated) }),
   };
-  const [entries, providers] = await Promise.all([traits.list(), filter.associated === undefined ? [] : listProviders()]);
+  // nova asks for its traits by name (name=in:), which reads those entries, not the catalog.
+  const entries = filter.nameIn === undefined ? traits.list() : traits.listNamed(filter.nameIn);
+  const [listed, providers] = await Promise.all([entries, filter.associated === undefined ? [] : listProviders()]);
   const used = new Set(providers.flatMap((provider) => provider.traits));
-  return traitsReply(request, filterTraits(entries, filter, used));
+  return traitsReply(request, filterTraits(listed, filter, used));
 }
 
 async function showTrait(request: PlacementRequest): Promise<Reply> {

@@ -121,6 +121,22 @@ describe("the reads of nova-compute's association refresh", () => {
   });
 });
 
+describe("nova-compute's check that its traits exist", () => {
+  it('reads the named catalog entries, not the catalog', async () => {
+    const custom = ['CUSTOM_POLLED_B', 'CUSTOM_POLLED_A'];
+    for (const name of custom) await ok(api('PUT', `/traits/${name}`));
+    // Two that exist, a standard one, one never created and one no catalog could hold, as nova asks (1.6).
+    const query = `/traits?name=in:${[...custom, 'HW_CPU_X86_AVX2', 'CUSTOM_POLLED_NEVER', 'lower_case'].join(',')}`;
+    const found = await ok(api('GET', query, undefined, { 'openstack-api-version': 'placement 1.6' }));
+    expect(found.body.traits).toEqual(['CUSTOM_POLLED_A', 'CUSTOM_POLLED_B', 'HW_CPU_X86_AVX2']);
+    // Four keys asked for, three found: not the hundreds of standard traits the whole catalog holds.
+    expect((await unitsOf(found)).itemsRead).toBe(3);
+    const everything = await ok(api('GET', '/traits', undefined, { 'openstack-api-version': 'placement 1.6' }));
+    expect((await unitsOf(everything)).itemsRead).toBe(everything.body.traits.length);
+    expect(everything.body.traits.filter((name: string) => found.body.traits.includes(name))).toEqual(found.body.traits);
+  });
+});
+
 describe('the periodic allocation reads and the claim', () => {
   const consumer = randomUUID();
 
