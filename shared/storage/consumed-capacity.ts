@@ -59,8 +59,14 @@ export function recordItemsRead(count: number): void {
  * Kept only within a request's scope: outside any (the local server's periodic sweep) nobody would take them.
  */
 export function recordRequest(sent: number, answered: number): void {
+  requestsSent++;
   perRequest.getStore()?.requests.push([sent, answered]);
 }
+
+let requestsSent = 0;
+
+/** DynamoDB requests this process sent so far, in and out of requests' scopes (the cost report's count). */
+export const dynamoRequestsSent = (): number => requestsSent;
 
 /** The units consumed and items read since the last call, then resets the count. */
 export function takeConsumedCapacity(): Omit<Totals, 'requests'> {
