@@ -21,8 +21,17 @@ import { checkStorageFormat } from './storage-format.js';
 type SdkError = Parameters<typeof isThrottlingError>[0];
 
 /** The SDK's own classification of the errors it retries, applied to what it gave up on. */
-const isDependencyFailure = (error: unknown): boolean =>
+export const isDependencyFailure = (error: unknown): boolean =>
   error instanceof Error && (isThrottlingError(error as SdkError) || isTransientError(error as SdkError) || isServerError(error as SdkError));
+
+/** What a failed request means to the service, once its retries are spent. */
+export function asStorageFailure(error: unknown): unknown {
+  // A write past DynamoDB's item size that the models' own bound did not foresee (a children set growing by ADD): a 400, not a 500.
+  if (error instanceof Error && error.name === 'ValidationException' && /item size/i.test(error.message))
+    return new ItemTooLarge('A record this change writes');
+  if (!isDependencyFailure(error)) return error;
+  return new DependencyUnavailable(`DynamoDB failed: ${(error as Error).name}: ${(error as Error).message}`, { cause: error });
+}
 
 /** The requests that read or write items: each waits for the storage format check. Table requests (creation) do not. */
 const ITEM_COMMANDS = new Set([
@@ -60,11 +69,7 @@ function createClient(checkFormat: boolean): DynamoDBDocumentClient {
       try {
         return await next(args);
       } catch (error) {
-        // A write past DynamoDB's item size that the models' own bound did not foresee (a children set growing by ADD): a 400, not a 500.
-        if (error instanceof Error && error.name === 'ValidationException' && /item size/i.test(error.message))
-          throw new ItemTooLarge('A record this change writes');
-        if (!isDependencyFailure(error)) throw error;
-        throw new DependencyUnavailable(`DynamoDB failed: ${(error as Error).name}: ${(error as Error).message}`, { cause: error });
+        throw asStorageFailure(error);
       }
     },
     { step: 'initialize', name: 'dependencyFailures', priority: 'high' },

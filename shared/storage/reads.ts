@@ -4,9 +4,10 @@
  * change fences resolved (journal.ts): callers see each item as it is before
  * or after such a change, never a fence.
  */
-import { BatchGetCommand, GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { dynamo, tableName } from './client.js';
+import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { tableName } from './client.js';
 import { recordConsumedCapacity, recordItemsRead, RETURN_CONSUMED_CAPACITY } from './consumed-capacity.js';
+import * as direct from './direct-reads.js';
 import { usedPlaceholders } from './expression.js';
 import { eachConcurrently, FENCE_ATTRIBUTE, partsOfSize, resolveFences } from './journal.js';
 import { untilAllProcessed } from './retry.js';
@@ -39,9 +40,7 @@ export function withProjection<T extends { ExpressionAttributeNames?: Record<str
 }
 
 async function getRaw(key: Key, consistent: boolean): Promise<Item | undefined> {
-  const output = await dynamo().send(
-    new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: consistent, ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY }),
-  );
+  const output = await direct.get({ TableName: tableName(), Key: key, ConsistentRead: consistent, ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY });
   recordConsumedCapacity(output.ConsumedCapacity, 'read');
   recordItemsRead(output.Item ? 1 : 0);
   return output.Item;
@@ -67,7 +66,7 @@ async function batchGetRaw(keys: Key[], { projection, consistent = true }: Batch
   await eachConcurrently(partsOfSize(keys, 100), async (part) => {
     const request: BatchRequest = { [tableName()]: { Keys: part.map((key) => ({ ...key })), ConsistentRead: consistent, ...projection } };
     await untilAllProcessed(request, async (pending) => {
-      const output = await dynamo().send(new BatchGetCommand({ RequestItems: pending, ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY }));
+      const output = await direct.batchGet({ RequestItems: pending, ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY });
       recordConsumedCapacity(output.ConsumedCapacity, 'read');
       recordItemsRead(output.Responses?.[tableName()]?.length ?? 0);
       items.push(...(output.Responses?.[tableName()] ?? []));
@@ -99,15 +98,13 @@ export interface QueryPage {
  */
 export async function queryPage(input: Omit<QueryCommandInput, 'TableName'>, start?: Item): Promise<QueryPage> {
   const query = async (consistent: boolean) => {
-    const output = await dynamo().send(
-      new QueryCommand({
-        ...input,
-        ...(consistent ? { ConsistentRead: true } : {}),
-        TableName: tableName(),
-        ExclusiveStartKey: start,
-        ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,
-      }),
-    );
+    const output = await direct.query({
+      ...input,
+      ...(consistent ? { ConsistentRead: true } : {}),
+      TableName: tableName(),
+      ExclusiveStartKey: start,
+      ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,
+    });
     recordConsumedCapacity(output.ConsumedCapacity, 'read');
     recordItemsRead(output.ScannedCount ?? 0);
     return output;
