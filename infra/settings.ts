@@ -219,7 +219,9 @@ export function readSettings(node: Node): PlacementSettings {
   const strategy = context.string('auth') ?? 'keystone';
   if (strategy !== 'keystone' && strategy !== 'noauth2') throw new Error(`context auth: "keystone" or "noauth2", not ${strategy}`);
   // noauth2's identity depends on headers besides the token (x-roles, x-project-id...): a cache keyed on the token would mix them up.
-  const cacheTtlSeconds = context.number('authorizerCacheTtlSeconds', strategy === 'noauth2' ? 0 : 60, 0, 3600);
+  // 240 s: with the authorizer's own 60 s token cache, a revoked token keeps working for at most 300 s, keystonemiddleware's
+  // default token_cache_time in front of upstream Placement (docs/operators/deploy.md, "Revocation bound").
+  const cacheTtlSeconds = context.number('authorizerCacheTtlSeconds', strategy === 'noauth2' ? 0 : 240, 0, 3600);
 
   const region = { computeNodes: context.number('computeNodes', 1000, 1), instancesPerNode: context.number('instancesPerNode', 30, 0) };
   const brakes = brakesFor(region, HANDLER_FAMILIES, cacheTtlSeconds);

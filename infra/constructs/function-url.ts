@@ -32,14 +32,13 @@ export interface FunctionUrlFrontDoorProps {
 }
 
 /**
- * How long a router instance believes a token Keystone called valid. Each
- * instance has its own cache (API Gateway's authorizer cache is shared), so
- * Keystone sees about one validation per token per instance per this long;
- * 120 s is the HTTP API front door's revocation bound (60 s + 60 s), where
- * the handlers' 60 s default would double Keystone's load. The `environment`
- * context can set another.
+ * How long the router believes a token Keystone called valid (its instances
+ * share validations through the table): 300 s, the HTTP API front door's
+ * revocation bound (240 s + 60 s) and keystonemiddleware's default
+ * token_cache_time in front of upstream Placement. The `environment` context
+ * can set another.
  */
-export const ROUTER_TOKEN_CACHE_SECONDS = 120;
+export const ROUTER_TOKEN_CACHE_SECONDS = 300;
 
 export class FunctionUrlFrontDoor extends Construct {
   readonly router: PlacementFunction;

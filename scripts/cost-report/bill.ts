@@ -93,8 +93,8 @@ export function httpApiMonthly(requests: number): number {
 
 /**
  * The default front door: API Gateway caches the authorizer's answer per
- * token (one per nova-compute) for authorizerCacheTtlSeconds (60), so each
- * node's token costs one authorizer invocation a minute.
+ * token (one per nova-compute) for authorizerCacheTtlSeconds (240 by
+ * default), so each node's token costs one authorizer invocation per TTL.
  */
 export function httpApi(accessLogBytes: number, authorizerMemoryMb: number, cacheTtlSeconds: number): FrontDoor {
   return {

@@ -317,7 +317,7 @@ describe('brakes on abusive load', () => {
 
   it('let the authorizer know whether API Gateway caches its answers', () => {
     const authorizer = byDescription(template, 'Placement X-Auth-Token authorizer');
-    expect(authorizer.Environment.Variables.PLACEMENT_AUTHORIZER_CACHE_SECONDS).toBe('60');
+    expect(authorizer.Environment.Variables.PLACEMENT_AUTHORIZER_CACHE_SECONDS).toBe('240');
     const {
       templates: [uncached],
     } = synth({ regions: 'us-east-1', authorizerCacheTtlSeconds: 0 });
@@ -374,7 +374,7 @@ describe('the HTTP API', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
       AuthorizerType: 'REQUEST',
       IdentitySource: ['$request.header.X-Auth-Token'],
-      AuthorizerResultTtlInSeconds: 60,
+      AuthorizerResultTtlInSeconds: 240,
       EnableSimpleResponses: true,
       AuthorizerPayloadFormatVersion: '2.0',
     });
@@ -495,8 +495,8 @@ describe('the function-URL front door (-c frontDoor=functionUrl)', () => {
       PLACEMENT_AUTH_STRATEGY: 'keystone',
       PLACEMENT_KEYSTONE_URL: 'https://keystone.example.test/v3',
       PLACEMENT_KEYSTONE_SECRET_ARN: { Ref: secretId },
-      // The revocation bound of the default front door (60 s + 60 s), each instance caching on its own.
-      PLACEMENT_KEYSTONE_CACHE_SECONDS: '120',
+      // The revocation bound of the default front door (240 s + 60 s), keystonemiddleware's default.
+      PLACEMENT_KEYSTONE_CACHE_SECONDS: '300',
     });
     const role = router.Properties.Role['Fn::GetAtt'][0];
     const policies = JSON.stringify(resources(door!, 'AWS::IAM::Policy').filter(([, policy]) => policy.Properties.Roles.some((r: any) => r.Ref === role)));
