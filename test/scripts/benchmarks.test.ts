@@ -114,7 +114,15 @@ describe.skipIf(ON_NODE_22)('the heaviest benchmarks', () => {
   it('cost-report', async () => {
     // The smallest run that samples every kind of request the bill prices: a boot or delete a second, and enough nodes that
     // one of them refreshes its provider tree (every 300 s each, spread over the nodes) within the minute.
-    const env = { PORT: await port(), COST_NODES: '12', COST_SECONDS: '60', COST_BOOTS_PER_NODE_HOUR: '300', COST_CPU_ROUNDS: '1', COST_CPU_RUNS: '2', COST_CPU_WARMUPS: '1' };
+    const env = {
+      PORT: await port(),
+      COST_NODES: '12',
+      COST_SECONDS: '60',
+      COST_BOOTS_PER_NODE_HOUR: '300',
+      COST_CPU_ROUNDS: '1',
+      COST_CPU_RUNS: '2',
+      COST_CPU_WARMUPS: '1',
+    };
     expectTable(await npmRun('cost-report', [], env, 480_000));
   }, 480_000);
 });
