@@ -191,6 +191,10 @@ function exchange(target: Connection, headers: Record<string, string>, body: str
     });
     const timeout = (what: string, ms: number) => () => request.destroy(Object.assign(new Error(`${what} took more than ${ms} ms`), { name: 'TimeoutError' }));
     const answerTimer = setTimeout(timeout('The answer', limitMs), limitMs);
+    const fail = (error: Error) => {
+      clearTimeout(answerTimer);
+      reject(error);
+    };
     request.on('socket', (socket) => {
       if (!socket.connecting) return;
       const connectMs = Math.ceil(limitMs / 3);
@@ -201,16 +205,13 @@ function exchange(target: Connection, headers: Record<string, string>, body: str
     request.on('response', (response: IncomingMessage) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('error', reject);
+      response.on('error', fail);
       response.on('end', () => {
         clearTimeout(answerTimer);
         resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') });
       });
     });
-    request.on('error', (error) => {
-      clearTimeout(answerTimer);
-      reject(error);
-    });
+    request.on('error', fail);
     request.end(body);
   });
 }
