@@ -131,9 +131,13 @@ async function sendRead(operation: ReadOperation, input: object): Promise<Record
   const sent = performance.now();
   try {
     await checkStorageFormat(formatClient());
-    connection ??= connect();
+    // A failed setup is tried again by the next read, not remembered.
+    connection ??= connect().catch((error: unknown) => {
+      connection = undefined;
+      throw error;
+    });
     const target = await connection;
-    const body = JSON.stringify(input);
+    const body = toJson(input);
     for (let attempt = 1; ; attempt++) {
       try {
         const answer = await attemptRead(target, operation, body);
@@ -172,8 +176,28 @@ async function attemptRead(target: Connection, operation: ReadOperation, body: s
     body,
   });
   const { status, text } = await exchange(target, signed.headers, body);
-  if (status >= 200 && status < 300) return JSON.parse(text) as Record<string, unknown>;
+  if (status >= 200 && status < 300) return fromJson(text);
   throw serviceError(status, text);
+}
+
+/** A request's JSON: DynamoDB's JSON carries binary values as base64, where the SDK's conversion gives bytes. */
+function toJson(input: object): string {
+  return JSON.stringify(input, function (this: Record<string, unknown>, key: string, value: unknown) {
+    const original = this[key];
+    return original instanceof Uint8Array ? Buffer.from(original.buffer, original.byteOffset, original.byteLength).toString('base64') : value;
+  });
+}
+
+const bytesOf = (base64: string): Uint8Array => new Uint8Array(Buffer.from(base64, 'base64'));
+
+/** An answer, its binary values (`B`, `BS`: base64 in DynamoDB's JSON) as bytes, as the SDK gives them; answers without any parse plainly. */
+function fromJson(text: string): Record<string, unknown> {
+  if (!text.includes('"B":') && !text.includes('"BS":')) return JSON.parse(text) as Record<string, unknown>;
+  return JSON.parse(text, (key, value: unknown) => {
+    if (key === 'B' && typeof value === 'string') return bytesOf(value);
+    if (key === 'BS' && Array.isArray(value)) return value.map((item) => (typeof item === 'string' ? bytesOf(item) : item));
+    return value;
+  }) as Record<string, unknown>;
 }
 
 /** One HTTP exchange within the attempt's limits: a third of the attempt's time to connect, the whole of it for the answer. */
