@@ -115,7 +115,8 @@ async function connect(): Promise<Connection> {
 }
 
 /** The SDK's standard retry quota: a retry takes tokens (more after a timeout), a success gives some back; none left, no retry. */
-const quota = { tokens: 500 };
+const QUOTA_TOKENS = 500;
+const quota = { tokens: QUOTA_TOKENS };
 const RETRY_COST = 5;
 const TIMEOUT_RETRY_COST = 10;
 /** The SDK's standard backoff: full jitter under a ceiling doubling from 100 ms (500 ms when throttled) up to 20 s. */
@@ -141,7 +142,7 @@ async function sendRead(operation: ReadOperation, input: object): Promise<Record
     for (let attempt = 1; ; attempt++) {
       try {
         const answer = await attemptRead(target, operation, body);
-        quota.tokens = Math.min(500, quota.tokens + (attempt > 1 ? RETRY_COST : 1));
+        quota.tokens = Math.min(QUOTA_TOKENS, quota.tokens + (attempt > 1 ? RETRY_COST : 1));
         return answer;
       } catch (error) {
         const cost = (error as Error).name === 'TimeoutError' ? TIMEOUT_RETRY_COST : RETRY_COST;
