@@ -1,9 +1,10 @@
 // The import rules of docs/design/architecture.md, checked by `npm run check:imports` (dependency-cruiser).
 // Layers point down: functions -> shared/{http,auth,search,schemas} -> shared/storage -> shared/domain -> shared/api.
+// shared/aws (AWS requests signed by hand) sits under storage and auth, beside the domain: it imports nothing of ours.
 // admin/ (placement-admin) is an API client beside them: it uses shared/domain and shared/api only.
 // shared/api (errors, microversions, query strings, Python-style quoting) is the neutral vocabulary
 // every layer may use; it imports nothing but itself.
-const PLUMBING = '^shared/(http|storage|search|auth|schemas)/|^shared/config[.]ts$';
+const PLUMBING = '^shared/(http|storage|search|auth|schemas|aws)/|^shared/config[.]ts$';
 const ENTRY_POINTS = '^(functions|local|infra|admin|scripts|test)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -18,7 +19,7 @@ module.exports = {
     },
     {
       name: 'domain-imports-plumbing',
-      comment: 'The domain is pure: no HTTP plumbing, storage, search, auth, configuration or entry points.',
+      comment: 'The domain is pure: no HTTP plumbing, storage, search, auth, AWS requests, configuration or entry points.',
       severity: 'error',
       from: { path: '^shared/domain/' },
       to: { path: [PLUMBING, ENTRY_POINTS] },
@@ -49,7 +50,14 @@ module.exports = {
       comment: 'Request schemas are data beside the HTTP plumbing, not above it: they use the domain and the API vocabulary (JsonSchema) only.',
       severity: 'error',
       from: { path: '^shared/schemas/' },
-      to: { path: '^shared/(http|storage|search|auth)/|^shared/config[.]ts$' },
+      to: { path: '^shared/(http|storage|search|auth|aws)/|^shared/config[.]ts$' },
+    },
+    {
+      name: 'aws-is-transport',
+      comment: 'shared/aws sends signed requests to AWS services for storage and auth: Node and the Smithy signer, nothing else of ours.',
+      severity: 'error',
+      from: { path: '^shared/aws/' },
+      to: { path: ['^shared/', ENTRY_POINTS], pathNot: '^shared/aws/' },
     },
     {
       name: 'shared-imports-entry-points',

@@ -49,7 +49,11 @@ export const BUNDLING: BundlingOptions = {
   // Imported only when a client calls an event-stream operation; neither DynamoDB nor Secrets Manager has any, so it is
   // left out (about 15 KB) and would fail loudly, never silently, if a future client needed it.
   externalModules: ['@smithy/core/event-streams'],
-  esbuildArgs: Object.fromEntries(Object.entries(ALIASES).map(([from, to]) => [`--alias:${from}`, to])),
+  esbuildArgs: {
+    ...Object.fromEntries(Object.entries(ALIASES).map(([from, to]) => [`--alias:${from}`, to])),
+    // The only comments esbuild keeps as legal ones are coverage hints marked @preserve (Powertools'), no licence.
+    '--legal-comments': 'none',
+  },
   forceDockerBundling: false,
 };
 

@@ -61,9 +61,8 @@ let secretReader: SecretCredentialsReader | undefined;
 
 /**
  * Only the authorizer (functions/authorizer.ts) may read the secret, so only
- * it provides the reader: imported here, the Secrets Manager client would add
- * 15 KB to every handler bundle, and handlers take the identity from the
- * authorizer's context anyway.
+ * it provides the reader: imported here, the reader would be in every handler
+ * bundle, and handlers take the identity from the authorizer's context anyway.
  */
 export function readKeystoneSecretWith(reader: SecretCredentialsReader): void {
   secretReader = reader;

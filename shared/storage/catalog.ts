@@ -42,9 +42,9 @@ export class Catalog {
   private readonly standardNames: ReadonlySet<string>;
 
   constructor(
-    private readonly partition: string,
+    readonly partition: string,
     /** Names shipped with the service; seeded into the table and never deleted. */
-    private readonly standard: readonly string[],
+    readonly standard: readonly string[],
   ) {
     this.standardNames = new Set(standard);
   }
@@ -250,22 +250,6 @@ export class Catalog {
       if (!(error instanceof UpgradedMeanwhile)) throw error;
     });
   }
-
-  /** Writes the standard entries that are missing (at start-up or deploy). */
-  async seed(now: string): Promise<number> {
-    const existing = new Set((await this.list()).map((entry) => entry.name));
-    const missing = this.standard.filter((name) => !existing.has(name));
-    for (let start = 0; start < missing.length; start += 25) {
-      const batch = missing.slice(start, start + 25).map((name) => ({
-        PutRequest: { Item: encodeCatalogEntry(this.partition, { name, standard: true, useCountShards: 0, legacyRefs: 0, createdAt: now, updatedAt: now }) },
-      }));
-      await untilAllProcessed({ [tableName()]: batch }, async (pending) => {
-        const output = await dynamo().send(new BatchWriteCommand({ RequestItems: pending }));
-        return output.UnprocessedItems as typeof pending | undefined;
-      });
-    }
-    return missing.length;
-  }
 }
 
 /** Another request gave the entry its use-count shards first. */
@@ -274,7 +258,26 @@ class UpgradedMeanwhile extends Error {}
 export const resourceClasses = new Catalog(RESOURCE_CLASSES_PK, STANDARD_RESOURCE_CLASSES);
 export const traits = new Catalog(TRAITS_PK, STANDARD_TRAITS);
 
-/** Idempotent: writes only the standard entries that are missing. */
+/** Writes the catalog's standard entries that are missing. */
+async function seed(catalog: Catalog, now: string): Promise<void> {
+  const existing = new Set((await catalog.list()).map((entry) => entry.name));
+  const missing = catalog.standard.filter((name) => !existing.has(name));
+  for (let start = 0; start < missing.length; start += 25) {
+    const batch = missing.slice(start, start + 25).map((name) => ({
+      PutRequest: { Item: encodeCatalogEntry(catalog.partition, { name, standard: true, useCountShards: 0, legacyRefs: 0, createdAt: now, updatedAt: now }) },
+    }));
+    await untilAllProcessed({ [tableName()]: batch }, async (pending) => {
+      const output = await dynamo().send(new BatchWriteCommand({ RequestItems: pending }));
+      return output.UnprocessedItems as typeof pending | undefined;
+    });
+  }
+}
+
+/**
+ * Idempotent: writes only the standard entries that are missing (at start-up
+ * or deploy). A function, not a Catalog method, so that the handlers'
+ * bundles, which never seed, leave it out.
+ */
 export async function seedStandardCatalogs(now = new Date().toISOString()): Promise<void> {
-  await Promise.all([resourceClasses.seed(now), traits.seed(now)]);
+  await Promise.all([seed(resourceClasses, now), seed(traits, now)]);
 }

@@ -11,25 +11,20 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { isServerError, isThrottlingError, isTransientError } from '@smithy/core/retry';
+import { isRetryable } from '../aws/json-requests.js';
 import { config } from '../config.js';
 import { recordRequest } from './consumed-capacity.js';
 import { DependencyUnavailable } from './errors.js';
 import { ItemTooLarge } from './items/fields.js';
 import { checkStorageFormat } from './storage-format.js';
 
-type SdkError = Parameters<typeof isThrottlingError>[0];
-
-/** The SDK's own classification of the errors it retries, applied to what it gave up on. */
-export const isDependencyFailure = (error: unknown): boolean =>
-  error instanceof Error && (isThrottlingError(error as SdkError) || isTransientError(error as SdkError) || isServerError(error as SdkError));
-
 /** What a failed request means to the service, once its retries are spent. */
 export function asStorageFailure(error: unknown): unknown {
   // A write past DynamoDB's item size that the models' own bound did not foresee (a children set growing by ADD): a 400, not a 500.
   if (error instanceof Error && error.name === 'ValidationException' && /item size/i.test(error.message))
     return new ItemTooLarge('A record this change writes');
-  if (!isDependencyFailure(error)) return error;
+  // What the SDK would retry (its own classification) and gave up on is the dependency's failure.
+  if (!isRetryable(error)) return error;
   return new DependencyUnavailable(`DynamoDB failed: ${(error as Error).name}: ${(error as Error).message}`, { cause: error });
 }
 
