@@ -3,7 +3,7 @@
  * as a child process on a free port, in memory unless a data directory is
  * given. The JVM dies with the process that started it (see KILL_WITH_PARENT).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -91,7 +91,14 @@ async function waitUntilListening(port: number, child: ChildProcess): Promise<vo
   throw new Error(`DynamoDB Local did not start within ${START_TIMEOUT_MS / 1000} s`);
 }
 
+/** DynamoDB Local is a Java program: without a `java` on the PATH, one line says what to install instead of the shell's errors. */
+function requireJava(): void {
+  if (spawnSync('java', ['-version'], { stdio: 'ignore' }).error === undefined) return;
+  throw new Error('DynamoDB Local needs Java 17 or later, and there is no java on the PATH (Debian: apt-get install openjdk-17-jre-headless)');
+}
+
 export async function startDynamoDbLocal(options: { dataDirectory?: string } = {}): Promise<DynamoDbLocal> {
+  requireJava();
   const directory = jarDirectory();
   for (let attempt = 1; ; attempt++) {
     const port = await freeLoopbackPort();

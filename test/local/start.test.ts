@@ -158,4 +158,20 @@ describe('npm start with a broken configuration', () => {
       expect(result.stderr).toContain(cases[index]![1]);
     });
   });
+
+  it('says in one line what to install on a machine without Java', async () => {
+    // Node by its path, and a PATH where no java is (an empty directory): as on a fresh machine of this kind.
+    const emptyPath = await mkdtemp(join(tmpdir(), 'no-java-'));
+    const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const environment = { ...savedEnvironment, PATH: emptyPath, PORT: '0', PLACEMENT_DYNAMODB_ENDPOINT: '', NODE_NO_WARNINGS: '1' };
+      execFile(process.execPath, ['--import', 'tsx', 'local/start.ts'], { env: environment }, (error, _stdout, stderr) =>
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stderr }),
+      );
+    });
+    await rm(emptyPath, { recursive: true, force: true });
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      'placement: cannot start: DynamoDB Local needs Java 17 or later, and there is no java on the PATH (Debian: apt-get install openjdk-17-jre-headless)',
+    ]);
+  });
 });
