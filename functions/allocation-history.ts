@@ -3,7 +3,7 @@
  * stream, it turns each committed change of a consumer into an allocation
  * event (shared/storage/history.ts, docs/operators/history.md). The stack's
  * event source lets only consumer items' records through; locally
- * local/history-stream.ts reads DynamoDB Local's stream and calls this the
+ * local/change-stream.ts reads DynamoDB Local's stream and calls this the
  * same way.
  *
  * A failed batch throws: the stream gives the same batch again, and the

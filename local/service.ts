@@ -10,7 +10,7 @@ import { clientErrorHandler, inProcessDispatch, requestListener, type HandlerMod
 import { prepareTable } from './create-table.js';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.js';
 import { handler as sweeper } from '../functions/change-sweeper.js';
-import { readHistoryStream } from './history-stream.js';
+import { readHistoryStream } from './change-stream.js';
 import { config } from '../shared/config.js';
 import { CHECKOUT_RELEASE } from '../shared/release.js';
 

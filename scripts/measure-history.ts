@@ -20,7 +20,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { PlacementClient } from '../admin/placement-client.js';
 import { handler as recordHistory } from '../functions/allocation-history.js';
-import { readHistoryStream } from '../local/history-stream.js';
+import { readHistoryStream } from '../local/change-stream.js';
 import { startLocalService } from '../local/service.js';
 import { takeConsumedCapacity, takeRequests, trackConsumedCapacity } from '../shared/storage/consumed-capacity.js';
 import { queryAll } from '../shared/storage/reads.js';

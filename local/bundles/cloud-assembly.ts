@@ -63,6 +63,22 @@ export interface CustomResourceSpec {
   properties: Record<string, Json>;
 }
 
+/** A function an EventBridge rule invokes at a fixed rate. */
+export interface ScheduleSpec {
+  logicalId: string;
+  functionId: string;
+  everySeconds: number;
+}
+
+/** A function the table's change stream feeds (an event source mapping): the records one of its filters lets through. */
+export interface StreamConsumerSpec {
+  logicalId: string;
+  functionId: string;
+  batchSize: number;
+  /** Lambda's filter patterns, parsed. */
+  filters: Json[];
+}
+
 export interface StackSpec {
   stackName: string;
   region: string;
@@ -70,6 +86,8 @@ export interface StackSpec {
   frontDoor: FrontDoor;
   table: TableSpec;
   customResources: CustomResourceSpec[];
+  schedules: ScheduleSpec[];
+  streamConsumers: StreamConsumerSpec[];
 }
 
 /** Values the runtime gives the template's references (Ref of the table, of a secret...). */
@@ -219,5 +237,35 @@ export function readStack(assembly: string, stackName: string, references: Omit<
       };
     });
 
-  return { stackName, region, functions, frontDoor, table, customResources };
+  const schedules = ofType('AWS::Events::Rule').flatMap(([logicalId, resource]): ScheduleSpec[] => {
+    const properties = resource.Properties ?? {};
+    if (properties.State === 'DISABLED') return [];
+    const rate = /^rate\((\d+) (minute|minutes|hour|hours|day|days)\)$/.exec(String(properties.ScheduleExpression));
+    if (rate === null)
+      throw new Error(`${stackName}: ${logicalId}'s schedule ${JSON.stringify(properties.ScheduleExpression)} is not a rate the bundle runtime runs`);
+    const unitSeconds = rate[2]!.startsWith('minute') ? 60 : rate[2]!.startsWith('hour') ? 3600 : 86_400;
+    const targets = Array.isArray(properties.Targets) ? properties.Targets : [];
+    return targets.map((target) => ({
+      logicalId,
+      functionId: functionOf(isObject(target) ? target.Arn : null, `${logicalId}'s target`),
+      everySeconds: Number(rate[1]) * unitSeconds,
+    }));
+  });
+
+  const streamConsumers = ofType('AWS::Lambda::EventSourceMapping').map(([logicalId, resource]): StreamConsumerSpec => {
+    const properties = resource.Properties ?? {};
+    const source = isObject(properties.EventSourceArn) ? properties.EventSourceArn['Fn::GetAtt'] : undefined;
+    if (!Array.isArray(source) || source[0] !== table.logicalId || source[1] !== 'StreamArn') {
+      throw new Error(`${stackName}: ${logicalId} reads ${JSON.stringify(properties.EventSourceArn)}, not the table's change stream`);
+    }
+    const criteria = isObject(properties.FilterCriteria) && Array.isArray(properties.FilterCriteria.Filters) ? properties.FilterCriteria.Filters : [];
+    return {
+      logicalId,
+      functionId: functionOf(properties.FunctionName, `${logicalId}'s FunctionName`),
+      batchSize: Number(properties.BatchSize ?? 100),
+      filters: criteria.map((filter) => JSON.parse(String(isObject(filter) ? filter.Pattern : '{}')) as Json),
+    };
+  });
+
+  return { stackName, region, functions, frontDoor, table, customResources, schedules, streamConsumers };
 }

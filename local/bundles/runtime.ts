@@ -3,8 +3,9 @@
  * table created from the template on DynamoDB Local, the template's custom
  * resources run (the catalog seeder), then the front door the template
  * describes (HTTP API with its authorizer, or a function URL) in front of
- * the functions, each run from its cdk.out asset on Lambda's Node 22
- * (local/bundles/lambda-function.ts). What the functions see differs from
+ * the functions, and the schedules and change-stream consumers beside it
+ * (local/bundles/background.ts), each function run from its cdk.out asset on
+ * Lambda's Node 22 (local/bundles/lambda-function.ts). What the functions see differs from
  * AWS in one variable: PLACEMENT_DYNAMODB_ENDPOINT, DynamoDB Local's address
  * (and whatever `overrides` adds, e.g. a Secrets Manager stand-in).
  */
@@ -20,6 +21,7 @@ import {
 import { dynamo } from '../../shared/storage/client.js';
 import { clientErrorHandler, requestListener, type Dispatch } from '../api-gateway-adapter.js';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../dynamodb-local.js';
+import { startBackgroundWork, type BackgroundWork } from './background.js';
 import { readStack, stackNames, type StackSpec } from './cloud-assembly.js';
 import { functionUrlDispatch, httpApiDispatch } from './front-doors.js';
 import { LambdaFunction, type ColdStart, type Invocation } from './lambda-function.js';
@@ -40,6 +42,8 @@ export interface BundleRuntimeOptions {
   maxInstances?: number;
   /** The functions' own output (their log streams); unset: this process's stderr. */
   output?: (functionName: string, text: string) => void;
+  /** Each scheduled function this often instead of at its rule's rate. */
+  scheduleEverySeconds?: number;
 }
 
 export interface BundleRuntime {
@@ -52,12 +56,17 @@ export interface BundleRuntime {
   invoke(functionId: string, event: unknown): Promise<Invocation>;
   /** A function of the stack with no warm instance yet (its next invocation is a cold start); the caller stops it. */
   coldFunction(functionId: string): LambdaFunction;
+  /** Reads the change stream to its end now, every function it feeds given its records. */
+  catchUpStream(): Promise<void>;
   stop(): Promise<void>;
 }
 
 const ACCOUNT_ID = '000000000000';
 
-/** The options `npm run serve:bundles -- [--assembly cdk.out] [--stack NAME] [--port P] [--env NAME=VALUE]... [--max-instances N]` gives. */
+/**
+ * The options `npm run serve:bundles -- [--assembly cdk.out] [--stack NAME] [--port P] [--env NAME=VALUE]...
+ * [--max-instances N] [--schedule-seconds S]` gives.
+ */
 export function runtimeOptions(args: string[]): BundleRuntimeOptions {
   const { values } = parseArgs({
     args,
@@ -67,6 +76,7 @@ export function runtimeOptions(args: string[]): BundleRuntimeOptions {
       port: { type: 'string', default: process.env.PORT ?? '8778' },
       env: { type: 'string', multiple: true, default: [] },
       'max-instances': { type: 'string', default: '4' },
+      'schedule-seconds': { type: 'string' },
     },
   });
   const overrides = Object.fromEntries(
@@ -76,12 +86,21 @@ export function runtimeOptions(args: string[]): BundleRuntimeOptions {
       return [assignment.slice(0, equals), assignment.slice(equals + 1)];
     }),
   );
-  return { assembly: values.assembly, stack: values.stack, port: Number(values.port), overrides, maxInstances: Number(values['max-instances']) };
+  const scheduleSeconds = values['schedule-seconds'];
+  return {
+    assembly: values.assembly,
+    stack: values.stack,
+    port: Number(values.port),
+    overrides,
+    maxInstances: Number(values['max-instances']),
+    ...(scheduleSeconds === undefined ? {} : { scheduleEverySeconds: Number(scheduleSeconds) }),
+  };
 }
 
 /** The template's table, created on DynamoDB Local as CloudFormation would create it. */
 async function createTable(name: string, properties: Record<string, unknown>): Promise<void> {
-  const { AttributeDefinitions, KeySchema, GlobalSecondaryIndexes, LocalSecondaryIndexes, BillingMode, TimeToLiveSpecification } = properties;
+  const { AttributeDefinitions, KeySchema, GlobalSecondaryIndexes, LocalSecondaryIndexes, BillingMode, StreamSpecification, TimeToLiveSpecification } =
+    properties;
   const creation = dynamo().send(
     new CreateTableCommand({
       TableName: name,
@@ -89,6 +108,8 @@ async function createTable(name: string, properties: Record<string, unknown>): P
       KeySchema,
       GlobalSecondaryIndexes,
       LocalSecondaryIndexes,
+      // CloudFormation's StreamSpecification holds the view type only; DynamoDB's API wants the stream enabled too.
+      StreamSpecification: StreamSpecification && { StreamEnabled: true, ...StreamSpecification },
       BillingMode: BillingMode ?? 'PROVISIONED',
       ...(BillingMode === 'PAY_PER_REQUEST' ? {} : { ProvisionedThroughput: properties.ProvisionedThroughput }),
     } as CreateTableCommandInput),
@@ -142,7 +163,9 @@ export async function startBundleRuntime(options: BundleRuntimeOptions): Promise
   };
   const invoke = (id: string, event: unknown) => functionFor(id).invoke(event);
   let server: Server | undefined;
+  let background: BackgroundWork | undefined;
   const stop = async () => {
+    await background?.stop();
     if (server !== undefined) {
       server.closeAllConnections();
       await new Promise((resolve) => server!.close(resolve));
@@ -169,6 +192,15 @@ export async function startBundleRuntime(options: BundleRuntimeOptions): Promise
       if (!invocation.ok) throw new Error(`custom resource ${resource.logicalId} failed: ${invocation.errorType}: ${invocation.errorMessage}`);
     }
 
+    // The schedules and the stream's consumers, as AWS runs them once the stack is deployed.
+    background = startBackgroundWork(stack, invoke, {
+      endpoint,
+      table: tableName,
+      accountId: ACCOUNT_ID,
+      scheduleEverySeconds: options.scheduleEverySeconds,
+      report: (functionId, text) => output(functionId, text),
+    });
+
     const door = stack.frontDoor;
     const dispatch: Dispatch =
       door.kind === 'functionUrl' ? functionUrlDispatch(door.functionId, invoke) : httpApiDispatch(door.routes, door.authorizer, invoke);
@@ -190,6 +222,7 @@ export async function startBundleRuntime(options: BundleRuntimeOptions): Promise
       coldStarts: () => [...functions.values()].flatMap((fn) => fn.coldStarts),
       invoke,
       coldFunction,
+      catchUpStream: () => background!.catchUp(),
       stop,
     };
   } catch (error) {

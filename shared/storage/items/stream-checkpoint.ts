@@ -1,6 +1,6 @@
 /**
  * How far the local service has read one shard of DynamoDB Local's change
- * stream into the allocation history (local/history-stream.ts), so that a
+ * stream into the allocation history (local/change-stream.ts), so that a
  * service started again on the same database goes on where the last one
  * stopped. In AWS, Lambda's event source mapping keeps this itself.
  *

@@ -7,6 +7,7 @@
  * doors, answers through it.
  */
 import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -110,8 +111,8 @@ it('refuses a Node 22 whose package does not have the pinned integrity', () => {
   }
 });
 
-async function serve(directory: string): Promise<BundleRuntime> {
-  const runtime = await startBundleRuntime({ assembly: directory, port: 0, node, output: () => undefined });
+async function serve(directory: string, options: Partial<Parameters<typeof startBundleRuntime>[0]> = {}): Promise<BundleRuntime> {
+  const runtime = await startBundleRuntime({ assembly: directory, port: 0, node, output: () => undefined, ...options });
   runtimes.push(runtime);
   return runtime;
 }
@@ -494,6 +495,8 @@ describe('the HTTP API as the template wires it', () => {
 
 describe.each(['httpApi', 'functionUrl'])('the stack synthesized with its bundles (frontDoor=%s)', (frontDoor) => {
   let runtime: BundleRuntime;
+  /** What the functions wrote (their log streams), and what the runtime told of failed scheduled invocations. */
+  let output = '';
   beforeAll(async () => {
     const outdir = mkdtempSync(join(tmpdir(), `cdk-${frontDoor}-`));
     // As `cdk synth` does: the asset metadata says where each function's bundle is. A stage per door: the database is shared.
@@ -501,7 +504,8 @@ describe.each(['httpApi', 'functionUrl'])('the stack synthesized with its bundle
     const app = new App({ outdir, context });
     addPlacementStacks(app);
     app.synth();
-    runtime = await serve(outdir);
+    // The schedules every second rather than every minute or more, so that each runs within the test.
+    runtime = await serve(outdir, { scheduleEverySeconds: 1, output: (name, text) => (output += `[${name}] ${text}`) });
   });
 
   it('serves Placement from the bundles: the catalogs seeded at deploy, a provider written and read, 401 and 404 as upstream', async () => {
@@ -515,5 +519,28 @@ describe.each(['httpApi', 'functionUrl'])('the stack synthesized with its bundle
     expect((await client(runtime.url)('GET', '/resource_providers')).status).toBe(401);
     expect((await admin('GET', '/nowhere')).status).toBe(404);
     expect(runtime.coldStarts().length).toBeGreaterThan(0);
+  });
+
+  it('runs what AWS runs beside the front door: the change stream into the allocation history, the schedules', async () => {
+    const admin = client(runtime.url, { token: 'admin', version: 'latest' });
+    const [node, consumer] = [randomUUID(), randomUUID()];
+    expect((await admin('POST', '/resource_providers', { uuid: node, name: `node-${node}` })).status).toBe(200);
+    expect(
+      (await admin('PUT', `/resource_providers/${node}/inventories`, { resource_provider_generation: 0, inventories: { VCPU: { total: 8 } } })).status,
+    ).toBe(200);
+    const claim = { allocations: { [node]: { resources: { VCPU: 2 } } }, project_id: 'p', user_id: 'u', consumer_generation: null, consumer_type: 'INSTANCE' };
+    expect((await admin('PUT', `/allocations/${consumer}`, claim)).status).toBe(204);
+    await runtime.catchUpStream();
+    const { events } = (await admin('GET', `/history/allocations/${consumer}`)).body as { events: { after: unknown }[] };
+    expect(events).toMatchObject([{ after: { [node]: { VCPU: 2 } } }]);
+
+    // Every scheduled function (the change sweeper, the capacity metrics) was invoked, and none failed.
+    expect(runtime.stack.schedules.length).toBeGreaterThanOrEqual(2);
+    const invoked = () => new Set(runtime.coldStarts().map((start) => start.function));
+    const deadline = Date.now() + 60_000;
+    const scheduled = runtime.stack.schedules.map((schedule) => `${runtime.stack.stackName}-${schedule.functionId}`.slice(0, 64));
+    while (!scheduled.every((name) => invoked().has(name)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 500));
+    expect([...invoked()]).toEqual(expect.arrayContaining(scheduled));
+    expect(output).not.toContain('scheduled invocation failed');
   });
 });

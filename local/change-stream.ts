@@ -1,15 +1,17 @@
 /**
- * The local runtime's stand-in for the stack's stream event source: reads
- * DynamoDB Local's change stream every config.localHistorySeconds and hands
- * the consumer items' records to the history function (the stack's filter
- * lets only those through), a shard at a time and in order.
+ * The local stand-in for a Lambda event source on the table's change stream:
+ * reads DynamoDB Local's stream every `everySeconds` and hands the records
+ * the consumer's filter lets through to it, at most `batchSize` at a time, a
+ * shard at a time and in order. A batch the consumer fails is handed again
+ * at the next pass, as Lambda retries one until it succeeds.
  *
- * Where it got to is kept in the table (a checkpoint per shard) after each
- * batch the function finished, so a service killed mid-batch reads that
- * batch again when it starts, as Lambda retries one: the function's writes
- * are idempotent. A checkpoint is written after a batch with consumer
- * records, or after 1,000 records without one: each checkpoint is itself a
- * change in the stream, which must not make another.
+ * Where it got to is kept after each batch the consumer finished (a
+ * checkpoint per shard), or after 1,000 records none of which passed the
+ * filter: `npm start` keeps its checkpoints in the table, so that a service
+ * killed mid-batch reads that batch again when it starts (the history
+ * function's writes are idempotent), and each checkpoint is then itself a
+ * change in the stream, which must not make another; the bundle runtime
+ * keeps them in memory, as Lambda keeps its own out of the table.
  */
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import {
@@ -20,25 +22,36 @@ import {
   type _Record as StreamRecord,
   type Shard,
 } from '@aws-sdk/client-dynamodb-streams';
-import type { DynamoDBStreamEvent } from 'aws-lambda';
+import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { handler as recordHistory } from '../functions/allocation-history.js';
 import { config } from '../shared/config.js';
 import { logger } from '../shared/http/logger.js';
 import { dynamo, tableName } from '../shared/storage/client.js';
 import { readStreamCheckpoint, saveStreamCheckpoint } from '../shared/storage/history.js';
+import type { StreamCheckpoint } from '../shared/storage/items/stream-checkpoint.js';
 import { CONSUMER_SK } from '../shared/storage/items/consumer.js';
 
 /** Records read past the last checkpoint before one is written anyway. */
 const UNSAVED_RECORDS = 1000;
 
-export interface HistoryStreamReader {
-  /** Reads everything the stream has now, then returns (tests wait for the history with it). */
+export interface ChangeStreamReader {
+  /** Reads everything the stream has now, then returns (tests wait for the consumer with it). */
   catchUp(): Promise<void>;
   /** Stops reading once the pass under way is done. */
   stop(): Promise<void>;
 }
 
-const isConsumerRecord = (record: StreamRecord): boolean => record.dynamodb?.Keys?.sk?.S === CONSUMER_SK;
+export interface ChangeStreamOptions {
+  endpoint: string;
+  table: string;
+  /** The consumer: one invocation of the function the event source feeds. */
+  deliver(event: DynamoDBStreamEvent): Promise<unknown>;
+  /** The event source's filter, on each record as Lambda's event carries it. */
+  matches(record: DynamoDBRecord): boolean;
+  batchSize: number;
+  everySeconds: number;
+  checkpoints: { read(shardId: string): Promise<StreamCheckpoint | undefined>; save(shardId: string, checkpoint: StreamCheckpoint): Promise<void> };
+}
 
 type Image = NonNullable<NonNullable<StreamRecord['dynamodb']>['NewImage']>;
 
@@ -51,25 +64,22 @@ type Image = NonNullable<NonNullable<StreamRecord['dynamodb']>['NewImage']>;
 const typed = (image: Image | undefined): Image | undefined =>
   image && Object.fromEntries(Object.entries(image).map(([name, value]) => [name, Object.keys(value).length === 0 ? { M: {} } : value]));
 
-/** The records as Lambda's event carries them: the same images, the time in seconds. */
-const asLambdaEvent = (records: StreamRecord[]): DynamoDBStreamEvent =>
+/** A record as Lambda's event carries it: the same images, the time in seconds. */
+const asLambdaRecord = (record: StreamRecord): DynamoDBRecord =>
   ({
-    Records: records.map((record) => ({
-      ...record,
-      dynamodb: {
-        ...record.dynamodb,
-        NewImage: typed(record.dynamodb?.NewImage),
-        OldImage: typed(record.dynamodb?.OldImage),
-        ApproximateCreationDateTime: (record.dynamodb?.ApproximateCreationDateTime?.getTime() ?? 0) / 1000,
-      },
-    })),
-  }) as DynamoDBStreamEvent;
+    ...record,
+    dynamodb: {
+      ...record.dynamodb,
+      NewImage: typed(record.dynamodb?.NewImage),
+      OldImage: typed(record.dynamodb?.OldImage),
+      ApproximateCreationDateTime: (record.dynamodb?.ApproximateCreationDateTime?.getTime() ?? 0) / 1000,
+    },
+  }) as DynamoDBRecord;
 
-/** `record` is the history function (history-report passes it measured). */
-export function readHistoryStream(endpoint: string, record: (event: DynamoDBStreamEvent) => Promise<unknown> = recordHistory): HistoryStreamReader {
+export function readChangeStream(options: ChangeStreamOptions): ChangeStreamReader {
   // As the service's own client reaches DynamoDB Local (shared/storage/client.ts): any credentials do.
   const streams = new DynamoDBStreamsClient({
-    endpoint,
+    endpoint: options.endpoint,
     region: process.env.AWS_REGION ?? 'local',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
@@ -79,7 +89,7 @@ export function readHistoryStream(endpoint: string, record: (event: DynamoDBStre
 
   async function readShard(shard: Shard): Promise<void> {
     const shardId = shard.ShardId!;
-    const saved = await readStreamCheckpoint(shardId);
+    const saved = await options.checkpoints.read(shardId);
     if (saved?.finished) return;
     const after = unsaved.get(shardId)?.sequenceNumber ?? saved?.sequenceNumber;
     let { ShardIterator: iterator } = await streams.send(
@@ -91,12 +101,14 @@ export function readHistoryStream(endpoint: string, record: (event: DynamoDBStre
     );
     while (iterator !== undefined) {
       const { Records: records = [], NextShardIterator: next } = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
-      const consumers = records.filter(isConsumerRecord);
-      if (consumers.length > 0) await record(asLambdaEvent(consumers));
+      const passed = records.map(asLambdaRecord).filter(options.matches);
+      for (let start = 0; start < passed.length; start += options.batchSize) {
+        await options.deliver({ Records: passed.slice(start, start + options.batchSize) });
+      }
       const last = records.at(-1)?.dynamodb?.SequenceNumber ?? unsaved.get(shardId)?.sequenceNumber ?? saved?.sequenceNumber;
       const read = (unsaved.get(shardId)?.records ?? 0) + records.length;
-      if (next === undefined || consumers.length > 0 || read >= UNSAVED_RECORDS) {
-        await saveStreamCheckpoint(shardId, { sequenceNumber: last, finished: next === undefined });
+      if (next === undefined || passed.length > 0 || read >= UNSAVED_RECORDS) {
+        await options.checkpoints.save(shardId, { sequenceNumber: last, finished: next === undefined });
         unsaved.delete(shardId);
       } else if (last !== undefined) {
         unsaved.set(shardId, { sequenceNumber: last, records: read });
@@ -107,7 +119,7 @@ export function readHistoryStream(endpoint: string, record: (event: DynamoDBStre
   }
 
   async function pass(): Promise<void> {
-    streamArn ??= (await dynamo().send(new DescribeTableCommand({ TableName: tableName() }))).Table?.LatestStreamArn;
+    streamArn ??= (await dynamo().send(new DescribeTableCommand({ TableName: options.table }))).Table?.LatestStreamArn;
     if (streamArn === undefined) return;
     const shards: Shard[] = [];
     let start: string | undefined;
@@ -123,20 +135,20 @@ export function readHistoryStream(endpoint: string, record: (event: DynamoDBStre
   let running: Promise<void> = Promise.resolve();
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
-  // One pass at a time; a failed pass (the database restarting, say) is tried again at the next tick.
+  // One pass at a time; a failed pass (the database restarting, the consumer failing) is tried again at the next tick.
   const next = (): Promise<void> => {
     const run = running.then(pass);
     running = run.catch(() => undefined);
     return run;
   };
   const tick = () => {
-    const failed = (error: Error) => logger.warn('reading the change stream into the allocation history failed; trying again', { error });
+    const failed = (error: Error) => logger.warn('reading the change stream failed; trying again', { error });
     timer = setTimeout(
       () =>
         void next()
           .catch(failed)
           .then(() => !stopped && tick()),
-      config.localHistorySeconds * 1000,
+      options.everySeconds * 1000,
     ).unref();
   };
   tick();
@@ -149,4 +161,23 @@ export function readHistoryStream(endpoint: string, record: (event: DynamoDBStre
       streams.destroy();
     },
   };
+}
+
+const isConsumerRecord = (record: DynamoDBRecord): boolean => record.dynamodb?.Keys?.sk?.S === CONSUMER_SK;
+
+/**
+ * `npm start`'s allocation history: the consumer items' records (the stack's filter lets only those through) read into
+ * the history function every config.localHistorySeconds, checkpoints in the table. `record` is the history function
+ * (history-report passes it measured).
+ */
+export function readHistoryStream(endpoint: string, record: (event: DynamoDBStreamEvent) => Promise<unknown> = recordHistory): ChangeStreamReader {
+  return readChangeStream({
+    endpoint,
+    table: tableName(),
+    deliver: record,
+    matches: isConsumerRecord,
+    batchSize: UNSAVED_RECORDS,
+    everySeconds: config.localHistorySeconds,
+    checkpoints: { read: readStreamCheckpoint, save: saveStreamCheckpoint },
+  });
 }
