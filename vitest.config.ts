@@ -3,14 +3,16 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // placement-admin's tests run the built command, as operators do: built once before them.
-    globalSetup: ['test/support/build-admin.ts'],
-    // Integration tests each start DynamoDB Local (a JVM): keep them from starving each other.
+    // placement-admin's tests run the built command, as operators do: built once before them. One DynamoDB Local per
+    // worker, started once; each test file works in tables of its own there (test/support/table-per-file.ts).
+    globalSetup: ['test/support/build-admin.ts', 'test/support/dynamodb-local-per-worker.ts'],
+    setupFiles: ['test/support/table-per-file.ts'],
     maxWorkers: 2,
-    // The services the tests start read the change stream into the allocation history only where a test asks
-    // (PLACEMENT_LOCAL_HISTORY_SECONDS=1, as npm start does): everywhere else it would double DynamoDB Local's writes of
-    // every claim for nothing the test looks at. CI's conformance, differential and mixed-version runs keep it on.
-    env: { PLACEMENT_LOCAL_HISTORY_SECONDS: '86400' },
+    // The services the tests start keep an allocation history only where a test asks (PLACEMENT_LOCAL_HISTORY_SECONDS=1,
+    // as npm start does, on a DynamoDB Local of the test's own): elsewhere their tables have no change stream, whose
+    // records DynamoDB Local keeps for good, slowing down every later test on it. CI's conformance, differential and
+    // mixed-version runs keep it on.
+    env: { PLACEMENT_LOCAL_HISTORY_SECONDS: '0' },
     // Bounds for a hung test, not speed targets: on a loaded 2-core machine a JVM takes minutes to start
     // and 320 contending claims as long, and slow is not broken (benchmarks measure speed).
     testTimeout: 600_000,

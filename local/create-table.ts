@@ -1,5 +1,9 @@
-/** Creates the table from the shared definition (the CDK stack uses the same one) and seeds the catalogs. */
+/**
+ * Creates the table from the shared definition (the CDK stack uses the same one) and seeds the catalogs. The table has
+ * the stack's change stream when the local history reads it (config.localHistorySeconds), and none otherwise.
+ */
 import { CreateTableCommand, DescribeTableCommand, ResourceInUseException, ResourceNotFoundException, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
+import { config } from '../shared/config.js';
 import { dynamo, tableName } from '../shared/storage/client.js';
 import { CHANGE_STREAM_VIEW, PARTITION_KEY, SECONDARY_INDEXES, SORT_KEY } from '../shared/storage/table-definition.js';
 import { seedStandardCatalogs } from '../shared/storage/catalog.js';
@@ -17,11 +21,11 @@ async function enableStream(): Promise<void> {
   }
 }
 
-/** Creates the table unless it exists; true when this call created it. A table joined without a change stream gets one. */
+/** Creates the table unless it exists; true when this call created it. A table joined without a change stream gets one if the history reads it. */
 async function ensureTable(): Promise<boolean> {
   try {
     const { Table } = await dynamo().send(new DescribeTableCommand({ TableName: tableName() }));
-    if (Table?.StreamSpecification?.StreamEnabled !== true) await enableStream();
+    if (config.localHistorySeconds > 0 && Table?.StreamSpecification?.StreamEnabled !== true) await enableStream();
     return false;
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException)) throw error;
@@ -31,7 +35,7 @@ async function ensureTable(): Promise<boolean> {
     new CreateTableCommand({
       TableName: tableName(),
       BillingMode: 'PAY_PER_REQUEST',
-      StreamSpecification: STREAM,
+      ...(config.localHistorySeconds > 0 ? { StreamSpecification: STREAM } : {}),
       AttributeDefinitions: [...attributes].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
       KeySchema: [
         { AttributeName: PARTITION_KEY, KeyType: 'HASH' },

@@ -68,7 +68,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     });
     const { port } = server.address() as { port: number };
     // The allocation history: DynamoDB Local's change stream read into the history function, as the stack's event source does.
-    const history = readHistoryStream(endpoint);
+    const history = config.localHistorySeconds > 0 ? readHistoryStream(endpoint) : undefined;
     return {
       url: `http://${host}:${port}`,
       dynamoDbEndpoint: endpoint,
@@ -76,7 +76,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
         clearInterval(sweeping);
         server.closeAllConnections();
         await new Promise((resolve) => server.close(resolve));
-        await history.stop();
+        await history?.stop();
         await stopDatabase();
       },
     };

@@ -52,9 +52,13 @@ export const config = {
   get historyRetentionDays(): number {
     return whole('PLACEMENT_HISTORY_RETENTION_DAYS', 90, 1);
   },
-  /** How often the local service reads DynamoDB Local's change stream into the allocation history, as the stack's stream does. */
+  /**
+   * How often the local service reads DynamoDB Local's change stream into the allocation history, as the stack's stream
+   * does; 0: no history, and a table the service creates has no change stream (DynamoDB Local keeps every record a
+   * stream ever had, deleted tables' too, and slows down as they pile up).
+   */
   get localHistorySeconds(): number {
-    return whole('PLACEMENT_LOCAL_HISTORY_SECONDS', 1, 1);
+    return whole('PLACEMENT_LOCAL_HISTORY_SECONDS', 1);
   },
   /** A DynamoDB endpoint other than AWS's (DynamoDB Local). */
   get dynamoDbEndpoint(): string | undefined {

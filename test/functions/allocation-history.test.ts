@@ -11,7 +11,9 @@ import { describe, expect, it } from 'vitest';
 import type { HistoryEvent as Event } from '../../admin/commands/history.js';
 import { runAdmin } from '../support/admin.js';
 import { useLocalService } from '../support/local-service.js';
+import { useDynamoDbLocalOfItsOwn } from '../support/tables.js';
 
+useDynamoDbLocalOfItsOwn();
 const service = useLocalService(() => ({ PLACEMENT_LOCAL_HISTORY_SECONDS: '1' }));
 const api = service.client({ token: 'admin', version: '1.39' });
 const PROJECT = `history-${randomUUID()}`;

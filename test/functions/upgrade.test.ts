@@ -19,15 +19,15 @@ const [OLD_CONSUMER, NEW_CONSUMER] = ['c0000000-0000-4000-8000-0000000000c1', 'c
 const service = useLocalService(() => ({ PLACEMENT_STORAGE_FORMAT_SECONDS: '0' }));
 const api = service.client({ token: 'admin', version: '1.39' });
 
-/** The table, as the test reaches it beside the service (the in-process service set the endpoint). */
+/** The service's table, as the test reaches it beside the service. */
 function table(): DynamoDBDocumentClient {
   const endpoint = process.env.PLACEMENT_DYNAMODB_ENDPOINT!;
   return DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }));
 }
-const TABLE_NAME = 'placement';
+const tableName = () => process.env.PLACEMENT_TABLE_NAME!;
 
 async function storedAllocation(consumer: string): Promise<Record<string, unknown> | undefined> {
-  const output = await table().send(new GetCommand({ TableName: TABLE_NAME, Key: { pk: `RP#${PROVIDER}`, sk: `ALLOC#${consumer}` } }));
+  const output = await table().send(new GetCommand({ TableName: tableName(), Key: { pk: `RP#${PROVIDER}`, sk: `ALLOC#${consumer}` } }));
   return output.Item;
 }
 
@@ -60,7 +60,7 @@ describe('storage formats and the upgrade routes', () => {
     ).toBe(200);
 
     // Release 1.0.0 wrote no format record.
-    await table().send(new DeleteCommand({ TableName: TABLE_NAME, Key: FORMAT_KEY }));
+    await table().send(new DeleteCommand({ TableName: tableName(), Key: FORMAT_KEY }));
     expect((await api('GET', '/upgrade')).body.storage_format).toMatchObject({ table: 1, finalized_at: null });
     await claim(OLD_CONSUMER);
     expect(await storedAllocation(OLD_CONSUMER)).toMatchObject({ consumerUuid: OLD_CONSUMER, resources: { VCPU: 1 } });
@@ -86,7 +86,7 @@ describe('storage formats and the upgrade routes', () => {
   });
 
   it('refuses with a 503 that says why a table at a format newer than it knows, and reads nothing of it', async () => {
-    await table().send(new PutCommand({ TableName: TABLE_NAME, Item: { ...FORMAT_KEY, type: 'storageFormat', format: 3 } }));
+    await table().send(new PutCommand({ TableName: tableName(), Item: { ...FORMAT_KEY, type: 'storageFormat', format: 3 } }));
     try {
       for (const path of ['/resource_providers', `/allocations/${OLD_CONSUMER}`, '/upgrade']) {
         const response = await api('GET', path);
@@ -97,7 +97,7 @@ describe('storage formats and the upgrade routes', () => {
       // The version document reads no table.
       expect((await api('GET', '/')).status).toBe(200);
     } finally {
-      await table().send(new PutCommand({ TableName: TABLE_NAME, Item: { ...FORMAT_KEY, type: 'storageFormat', format: 2 } }));
+      await table().send(new PutCommand({ TableName: tableName(), Item: { ...FORMAT_KEY, type: 'storageFormat', format: 2 } }));
     }
     expect((await api('GET', `/allocations/${NEW_CONSUMER}`)).status).toBe(200);
   });
@@ -110,7 +110,7 @@ describe('storage formats and the upgrade routes', () => {
     const inventories = { CUSTOM_HELD: { total: 4 } };
     expect((await api('PUT', `/resource_providers/${holder}/inventories`, { resource_provider_generation: 0, inventories })).status).toBe(200);
 
-    await table().send(new DeleteCommand({ TableName: TABLE_NAME, Key: FORMAT_KEY }));
+    await table().send(new DeleteCommand({ TableName: tableName(), Key: FORMAT_KEY }));
     const refused = await rename('CUSTOM_HELD', 'CUSTOM_HELD_NEW');
     expect(refused.status).toBe(409);
     expect(refused.body.errors[0].detail).toMatch(/in use in inventory.*placement-admin upgrade finalize/);

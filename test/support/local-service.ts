@@ -1,6 +1,7 @@
 /**
- * The whole local service (DynamoDB Local, table, handlers) for the tests of
- * one file or describe block: started before them, stopped after.
+ * The whole local service (a table of its own on the worker's DynamoDB
+ * Local, the handlers) for the tests of one file or describe block: started
+ * before them, stopped after.
  *
  * `environment` runs first and returns variables for the service (undefined
  * unsets one); they are set before the handlers load, because the handlers
@@ -10,6 +11,7 @@
 import { afterAll, beforeAll, vi } from 'vitest';
 import type { LocalService } from '../../local/service.js';
 import { client } from '../../admin/placement-client.js';
+import { freshTableName } from './tables.js';
 
 type Environment = Record<string, string | undefined>;
 
@@ -26,8 +28,10 @@ export function useLocalService(environment?: () => Promise<Environment> | Envir
   let service: LocalService | undefined;
   let saved: NodeJS.ProcessEnv | undefined;
   beforeAll(async () => {
+    saved = { ...process.env };
+    // Empty, as a service started on a DynamoDB Local of its own would find it (the tests' reads follow the variable).
+    process.env.PLACEMENT_TABLE_NAME = freshTableName();
     if (environment) {
-      saved = { ...process.env };
       for (const [name, value] of Object.entries(await environment())) {
         if (value === undefined) delete process.env[name];
         else process.env[name] = value;
@@ -40,7 +44,7 @@ export function useLocalService(environment?: () => Promise<Environment> | Envir
   });
   afterAll(async () => {
     await service?.stop();
-    if (saved) process.env = saved;
+    process.env = saved!;
   });
   const url = () => {
     if (service === undefined) throw new Error('the local service is not running');

@@ -1,27 +1,22 @@
 /**
- * For tests that kill a service process at a chosen DynamoDB request: one
- * DynamoDB Local for the file, a fault proxy in front of it for the services
- * (scripts/lib/dynamodb-fault-proxy.ts, holdNext), and the test's own reads,
- * writes and sweeps going to DynamoDB Local directly.
+ * For tests that kill a service process at a chosen DynamoDB request: a fault
+ * proxy in front of the worker's DynamoDB Local for the services
+ * (scripts/lib/dynamodb-fault-proxy.ts, holdNext), all of them on the file's
+ * table, and the test's own reads, writes and sweeps going to DynamoDB Local
+ * directly.
  */
 import { afterAll, beforeAll, expect } from 'vitest';
 import { PlacementClient } from '../../admin/placement-client.js';
-import { startDynamoDbLocal, type DynamoDbLocal } from '../../local/dynamodb-local.js';
 import { startFaultProxy, type FaultProxy, type RequestMatcher } from '../../scripts/lib/dynamodb-fault-proxy.js';
 import { startServiceProcess, type ServiceProcess } from './service-process.js';
 
 export function useProxiedDynamoDbLocal(): { readonly proxy: FaultProxy } {
-  let database: DynamoDbLocal | undefined;
   let proxy: FaultProxy | undefined;
   beforeAll(async () => {
-    database = await startDynamoDbLocal({});
-    proxy = await startFaultProxy({ target: database.endpoint });
-    process.env.PLACEMENT_DYNAMODB_ENDPOINT = database.endpoint;
+    proxy = await startFaultProxy({ target: process.env.PLACEMENT_DYNAMODB_ENDPOINT! });
   }, 600_000);
   afterAll(async () => {
     await proxy?.stop();
-    await database?.stop();
-    delete process.env.PLACEMENT_DYNAMODB_ENDPOINT;
   });
   return {
     get proxy() {

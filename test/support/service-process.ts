@@ -1,13 +1,16 @@
 /**
  * A second, third... local service for tests that need several at once, or
- * one to kill: one process each (`npm start`'s entry point on a free port,
- * with its own DynamoDB Local unless given one), since the storage client of
- * a process talks to one DynamoDB only.
+ * one to kill: one process each (`npm start`'s entry point on a free port),
+ * since the storage client of a process talks to one DynamoDB only. Given a
+ * DynamoDB (a proxy in front of the worker's DynamoDB Local, say), it works
+ * in the test's table (PLACEMENT_TABLE_NAME), as another instance of one
+ * region; else in an empty table of its own on the worker's.
  */
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freeLoopbackPort } from '../../local/dynamodb-local.js';
+import { freshTableName } from './tables.js';
 
 const START = join(dirname(fileURLToPath(import.meta.url)), '../../local/start.ts');
 
@@ -19,7 +22,7 @@ export interface ServiceProcess {
 }
 
 export interface ServiceProcessOptions {
-  /** A DynamoDB (Local, or a proxy in front of one) to use instead of starting one. */
+  /** A DynamoDB (Local, or a proxy in front of one) holding the test's table. */
   dynamoDbEndpoint?: string;
   /** Further environment variables of the service. */
   environment?: Record<string, string>;
@@ -27,16 +30,12 @@ export interface ServiceProcessOptions {
   entryPoint?: string;
 }
 
-export async function startServiceProcess({
-  dynamoDbEndpoint = '',
-  environment = {},
-  entryPoint = START,
-}: ServiceProcessOptions = {}): Promise<ServiceProcess> {
+export async function startServiceProcess({ dynamoDbEndpoint, environment = {}, entryPoint = START }: ServiceProcessOptions = {}): Promise<ServiceProcess> {
   const port = await freeLoopbackPort();
   const env = {
     ...process.env,
     PORT: String(port),
-    PLACEMENT_DYNAMODB_ENDPOINT: dynamoDbEndpoint,
+    ...(dynamoDbEndpoint === undefined ? { PLACEMENT_TABLE_NAME: freshTableName() } : { PLACEMENT_DYNAMODB_ENDPOINT: dynamoDbEndpoint }),
     PLACEMENT_DATA_DIR: '',
     NODE_NO_WARNINGS: '1',
     ...environment,

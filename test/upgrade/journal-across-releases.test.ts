@@ -11,7 +11,6 @@
  * the change in the table; both versions then read the same outcome.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDynamoDbLocal, type DynamoDbLocal } from '../../local/dynamodb-local.js';
 import { reshapeVgpuToChild } from '../../scripts/lib/big-changes.js';
 import { startFaultProxy, type FaultProxy } from '../../scripts/lib/dynamodb-fault-proxy.js';
 import { PlacementClient } from '../../admin/placement-client.js';
@@ -33,7 +32,6 @@ describe('a 200-instance reshape started by one release, killed, and finished by
     release: { name: `release ${release.version}`, entryPoint: release.entryPoint },
     new: { name: 'the new code', entryPoint: undefined },
   };
-  let database: DynamoDbLocal;
   let proxy: FaultProxy;
   const running = new Set<ServiceProcess>();
   const rows: string[] = [];
@@ -54,10 +52,8 @@ describe('a 200-instance reshape started by one release, killed, and finished by
   }
 
   beforeAll(async () => {
-    database = await startDynamoDbLocal({});
-    proxy = await startFaultProxy({ target: database.endpoint });
-    // The test's own reads of the table go to DynamoDB Local directly.
-    process.env.PLACEMENT_DYNAMODB_ENDPOINT = database.endpoint;
+    // The file's table, on the worker's DynamoDB Local: the test's own reads go to it directly, the services' through the proxy.
+    proxy = await startFaultProxy({ target: process.env.PLACEMENT_DYNAMODB_ENDPOINT! });
     // The release creates the table, as in a region that runs it: format 1, which both versions write until finalized.
     const { service, placement } = await start('release');
     // The release predates the upgrade routes: this is the old code, not a copy of the new.
@@ -67,8 +63,6 @@ describe('a 200-instance reshape started by one release, killed, and finished by
   afterAll(async () => {
     await Promise.all([...running].map((service) => service.stop()));
     await proxy?.stop();
-    await database?.stop();
-    delete process.env.PLACEMENT_DYNAMODB_ENDPOINT;
     console.log(['| started by | killed while | finished by | found after | claims taken again after |', '|---|---|---|---|---|', ...rows].join('\n'));
   });
 

@@ -29,7 +29,7 @@ afterAll(() => new Promise((resolve) => release100.close(resolve)));
 async function forgetFormatRecord(): Promise<void> {
   const endpoint = process.env.PLACEMENT_DYNAMODB_ENDPOINT!;
   const table = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint, region: 'local', credentials: { accessKeyId: 'l', secretAccessKey: 'l' } }));
-  await table.send(new DeleteCommand({ TableName: 'placement', Key: { pk: 'TABLE', sk: 'STORAGE_FORMAT' } }));
+  await table.send(new DeleteCommand({ TableName: process.env.PLACEMENT_TABLE_NAME, Key: { pk: 'TABLE', sk: 'STORAGE_FORMAT' } }));
 }
 
 describe('placement-admin upgrade', () => {

@@ -6,33 +6,29 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { PlacementClient } from '../../admin/placement-client.js';
-import { startDynamoDbLocal, type DynamoDbLocal } from '../../local/dynamodb-local.js';
 import { projectHistoryPk } from '../../shared/storage/items/allocation-event.js';
 import { queryAll } from '../../shared/storage/reads.js';
 import { startServiceProcess, type ServiceProcess } from '../support/service-process.js';
+import { useDynamoDbLocalOfItsOwn } from '../support/tables.js';
 
 const PROJECT = 'kill-project';
 const CONSUMERS = 600;
 
 describe('the stream reader killed mid-batch', () => {
-  let database: DynamoDbLocal;
+  useDynamoDbLocalOfItsOwn();
   const services: ServiceProcess[] = [];
-
-  beforeAll(async () => {
-    database = await startDynamoDbLocal({});
-    // The test's own reads of the table go to DynamoDB Local directly.
-    process.env.PLACEMENT_DYNAMODB_ENDPOINT = database.endpoint;
-  }, 600_000);
   afterAll(async () => {
     for (const service of services) await service.stop();
-    await database?.stop();
-    delete process.env.PLACEMENT_DYNAMODB_ENDPOINT;
   });
 
+  // Every service on the file's table, which the test reads directly.
   const start = async (historySeconds: string) => {
-    const service = await startServiceProcess({ dynamoDbEndpoint: database.endpoint, environment: { PLACEMENT_LOCAL_HISTORY_SECONDS: historySeconds } });
+    const service = await startServiceProcess({
+      dynamoDbEndpoint: process.env.PLACEMENT_DYNAMODB_ENDPOINT,
+      environment: { PLACEMENT_LOCAL_HISTORY_SECONDS: historySeconds },
+    });
     services.push(service);
     return service;
   };
