@@ -5,7 +5,8 @@
  * request, in the metric records: `npm run cost-report` and bench:region
  * report them.
  *
- *   BENCH_REQUESTS (default 400) per operation, BENCH_CONCURRENCY (default 8).
+ *   BENCH_REQUESTS (default 400) per operation, BENCH_CONCURRENCY (default 8),
+ *   BENCH_PROVIDERS (default 50) the claims are spread over.
  */
 import { randomUUID } from 'node:crypto';
 import { startLocalService } from '../local/service.js';
@@ -13,7 +14,7 @@ import { PlacementClient } from '../admin/placement-client.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 400);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
-const PROVIDERS = 50;
+const PROVIDERS = Number(process.env.BENCH_PROVIDERS ?? 50);
 
 const service = await startLocalService({ port: 0 });
 const placement = new PlacementClient(service.url, { version: '1.39' });

@@ -10,6 +10,7 @@
  * text format (START, END, REPORT, formatted as Lambda documents them; none
  * with the stack's JSON format and system log level WARN) and the API
  * Gateway access-log line the stack's format makes for such a request.
+ * LOG_REPORT_ONLY=TEXT measures only the kinds whose route or name holds TEXT.
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -18,6 +19,7 @@ import { ACCESS_LOG_FORMAT } from '../infra/constructs/api.js';
 import { FLUSH_EVERY_REQUESTS } from '../shared/http/middleware/metrics.js';
 
 const PORT = Number(process.env.PORT ?? 8793);
+const ONLY = process.env.LOG_REPORT_ONLY ?? '';
 
 /**
  * Lambda's text-format lines for one warm invocation (request ids are 36
@@ -166,7 +168,7 @@ try {
   console.log(`\nBytes written per request over ${FLUSH_EVERY_REQUESTS} requests (one aggregate), local service with PLACEMENT_METRICS=true, noauth2\n`);
   console.log('| request | status | service stdout | Lambda text START/END/REPORT | API Gateway access log |');
   console.log('|---|---|---|---|---|');
-  for (const kind of kinds) {
+  for (const kind of kinds.filter(({ name, route }) => `${route} (${name})`.includes(ONLY))) {
     pending = '';
     // Up to the next aggregate of the route (earlier requests of it may be waiting in the service)...
     let sent = 0;

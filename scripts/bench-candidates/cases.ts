@@ -3,7 +3,7 @@ import { batchWrite } from '../lib/batch-write.js';
 import { usagesFromAllocations } from '../../admin/region-copy/region.js';
 import { regionItems } from '../synthetic-region/items.js';
 import { SyntheticRegion } from '../synthetic-region/region.js';
-import { CLOUD_SHAPE, WIDE_TIMEOUT_MS, FLAVOR, log } from './settings.js';
+import { CLOUD_SHAPE, WIDE_CHILDREN, WIDE_TIMEOUT_MS, FLAVOR, log } from './settings.js';
 import { OurService, loadReference } from './services.js';
 import { Measured, fail, api, get, measure } from './requests.js';
 
@@ -124,10 +124,9 @@ export interface WideResult {
   reference: { status: number; count: number; ms: number } | 'timed out';
 }
 
-export const WIDE_CHILDREN = 8;
 const WIDE_QUERY = `${Array.from({ length: WIDE_CHILDREN }, (_, n) => `resources${n + 1}=CUSTOM_WIDE:1`).join('&')}&group_policy=isolate`;
 
-/** One root with 8 children of one CUSTOM_WIDE each, through the API; returns the children. */
+/** One root with WIDE_CHILDREN children of one CUSTOM_WIDE each, through the API; returns the children. */
 async function createWideTree(url: string): Promise<Set<string>> {
   const expect = async (response: Promise<{ status: number; text: string; body: any }>, what: string) => {
     const { status, text, body } = await response;
@@ -146,7 +145,7 @@ async function createWideTree(url: string): Promise<Set<string>> {
   return children;
 }
 
-/** Valid: 8 distinct children, one unit each, each group mapped to its own one. */
+/** Valid: WIDE_CHILDREN distinct children, one unit each, each group mapped to its own one. */
 function invalidWideCandidates(body: any, children: Set<string>): number {
   return body.allocation_requests.filter((request: any) => {
     const allocations = Object.entries(request.allocations) as [string, any][];

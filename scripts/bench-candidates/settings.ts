@@ -13,6 +13,8 @@ export const REFERENCE_PORT = Number(process.env.BENCH_REFERENCE_PORT ?? 18788);
 export const REFERENCE_STATE = join(tmpdir(), `bench-candidates-reference-${REFERENCE_PORT}`);
 export const REFERENCE_SCRIPTS = join(dirname(fileURLToPath(import.meta.url)), '../../../shared/reference');
 export const WIDE_TIMEOUT_MS = 120_000;
+/** Children of the wide tree, one request group each: their orderings (8! = 40320) are the valid candidates. */
+export const WIDE_CHILDREN = Number(process.env.BENCH_WIDE_CHILDREN ?? 8);
 
 /**
  * The synthetic region in blocks of 50, a fifth of them aggregates with shared disk, a fifth of the nodes with four PFs

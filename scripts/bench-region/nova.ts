@@ -385,7 +385,11 @@ export async function simulateRegion(placement: PlacementClient, region: LoadedR
   }
   await sleep(windowEnd - recorder.now());
   // Calls sent in the window may finish after it; what is still running after the drain time did not keep up.
-  await Promise.race([Promise.all(background), sleep(options.drainSeconds * 1000)]);
+  let drainTimer: NodeJS.Timeout | undefined;
+  const drained = new Promise((resolve) => (drainTimer = setTimeout(resolve, options.drainSeconds * 1000)));
+  await Promise.race([Promise.all(background), drained]);
+  // Left pending, the timer would hold the process open for the rest of the drain time.
+  clearTimeout(drainTimer);
   const unfinished = recorder.inFlight;
   recorder.closed = true;
   await Promise.all(background);

@@ -10,21 +10,22 @@
  *    is modelled from ours (bill.ts), the self-hosted VMs are
  *    sized from the reference's.
  * 2. `npm start` (PORT, default 8792) with metric records on, a region of
- *    COST_NODES nodes with 30 instances each loaded through the API, and the
- *    region benchmark's nova against it for COST_SECONDS (polling, plus
- *    COST_BOOTS_PER_NODE_HOUR boots and deletes a node and hour, far more
- *    than a region makes, so that scheduling is sampled too). Each request's
- *    DynamoDB units and log bytes come from the service's own record of it
- *    (what CloudWatch would get), its response bytes from the answer. A
- *    claim's write units are computed from its items instead
- *    (claim-units.ts: DynamoDB Local misreports transactions).
+ *    COST_NODES nodes with COST_INSTANCES instances each (default 30)
+ *    loaded through the API, and the region benchmark's nova against it
+ *    for COST_SECONDS after COST_WARMUP_SECONDS (default 10) unmeasured
+ *    (polling, plus COST_BOOTS_PER_NODE_HOUR boots and deletes a node and
+ *    hour, far more than a region makes, so that scheduling is sampled
+ *    too). Each request's DynamoDB units and log bytes come from the
+ *    service's own record of it (what CloudWatch would get), its response
+ *    bytes from the answer. A claim's write units are computed from its
+ *    items instead (claim-units.ts: DynamoDB Local misreports transactions).
  * 3. Prices them (prices.ts) for the function sizes the stack
  *    deploys: per request kind; per million steady-state requests by
  *    component; the monthly bill of regions of 10, 100, 1,000 and 5,000
- *    nodes at 30 instances a node and BILL_BOOTS_PER_NODE_DAY boots (and as
- *    many deletes) a node a day, behind either front door, next to upstream
- *    Placement on VMs; the break-even region size; Lambda duration per
- *    function by memory size.
+ *    nodes at COST_INSTANCES instances a node and BILL_BOOTS_PER_NODE_DAY
+ *    boots (and as many deletes) a node a day, behind either front door,
+ *    next to upstream Placement on VMs; the break-even region size; Lambda
+ *    duration per function by memory size.
  *
  * Log bytes per request beyond the record: COST_ACCESS_LOG_BYTES (API
  * Gateway's access-log line, `npm run log-report`: about 220; 0 unless the
@@ -75,6 +76,7 @@ const env = (name: string, fallback: number) => Number(process.env[name] ?? fall
 const PORT = env('PORT', 8792);
 const NODES = env('COST_NODES', 20);
 const SECONDS = env('COST_SECONDS', 120);
+const WARMUP_SECONDS = env('COST_WARMUP_SECONDS', 10);
 const BOOTS_PER_NODE_HOUR = env('COST_BOOTS_PER_NODE_HOUR', 60);
 const BOOTS_PER_NODE_DAY = env('BILL_BOOTS_PER_NODE_DAY', 4);
 const CPU_ROUNDS = env('COST_CPU_ROUNDS', 5);
@@ -92,7 +94,7 @@ const SIZES = [10, 100, 1000, 5000];
 const MEMORY_SIZES = [128, 256, 512, 1024];
 /** Claims' write units are averaged over the instances of this many of the region's nodes. */
 const CLAIM_SAMPLE_NODES = 200;
-const SHAPE = { ...DEFAULT_SHAPE, instancesPerNode: 30 };
+const SHAPE = { ...DEFAULT_SHAPE, instancesPerNode: env('COST_INSTANCES', 30) };
 
 const log = (message: string) => console.error(`[cost-report] ${message}`);
 const usd = (value: number) => (value >= 100 ? Math.round(value).toLocaleString('en-US') : value.toFixed(2));
@@ -225,7 +227,7 @@ async function measureRegion(work: Map<Kind, RequestWork>): Promise<RegionRun> {
     const run = await simulateRegion(
       client,
       loaded,
-      { warmupSeconds: 10, durationSeconds: SECONDS, bootRate: (BOOTS_PER_NODE_HOUR * NODES) / 3600, seed: 7, drainSeconds: 30 },
+      { warmupSeconds: WARMUP_SECONDS, durationSeconds: SECONDS, bootRate: (BOOTS_PER_NODE_HOUR * NODES) / 3600, seed: 7, drainSeconds: 30 },
       seededRandom(7).next,
     );
     // Records reach the pipe after their responses: let the last ones in.
