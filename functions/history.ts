@@ -6,6 +6,7 @@
  * and `usage` call them. Each answer says how far the stream has been read.
  */
 import { badRequest } from '../shared/api/errors.js';
+import { parseTime } from '../shared/api/time.js';
 import { resourceHours, type AllocationEvent } from '../shared/domain/history.js';
 import { isUuidLike, normalizeUuid } from '../shared/domain/uuid.js';
 import { lambdaHandler } from '../shared/http/lambda.js';
@@ -19,18 +20,14 @@ import { listConsumerEvents, listProjectEvents, listProviderEvents, readHistoryP
 /** A usage range left open at its start covers this long before its end. */
 const DEFAULT_USAGE_DAYS = 30;
 
-/** The query's times in UTC to the millisecond (the events' form); 400 for a time that does not exist or an empty range. */
+/** The query's times in UTC to the millisecond (the events' form); 400 for a time that is not one (shared/api/time.ts) or an empty range. */
 function rangeOf(request: PlacementRequest): HistoryRange {
   const time = (name: string): string | undefined => {
     const raw = request.query.get(name);
     if (raw === undefined) return undefined;
-    // Date.parse takes February 30th for March 2nd: the date and time as written must be the ones read back.
-    const [, year, month, day, hour, minute, second] = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?/.exec(raw)!.map(Number);
-    const written = new Date(Date.UTC(year!, month! - 1, day!, hour!, minute!, second ?? 0));
-    const exists =
-      written.getUTCDate() === day && written.getUTCHours() === hour && written.getUTCMinutes() === minute && written.getUTCSeconds() === (second ?? 0);
-    if (!exists) throw badRequest(`Invalid ${name}: ${raw} is not a time`);
-    return new Date(Date.parse(raw)).toISOString();
+    const parsed = parseTime(raw);
+    if (parsed.time === undefined) throw badRequest(`Invalid ${name}: ${raw} is ${parsed.problem}`);
+    return parsed.time.toISOString();
   };
   const since = time('since');
   const until = time('until');

@@ -5,6 +5,7 @@
  * upstream keeps none).
  */
 import { command, UsageError } from '../command-line.js';
+import { parseTime } from '../../shared/api/time.js';
 import { connect, expectStatus } from '../endpoint.js';
 
 type Holdings = Record<string, Record<string, number>>;
@@ -34,6 +35,15 @@ const RANGE = {
   since: { type: 'string', value: 'TIME', help: 'from this time on (ISO 8601, e.g. 2026-11-26T17:00:00Z)' },
   until: { type: 'string', value: 'TIME', help: 'before this time (ISO 8601)' },
 } as const;
+
+/** The range's times as the service reads them (shared/api/time.ts), so that a typo is told here, naming its option. */
+function checkRange(values: { since?: string; until?: string }): void {
+  for (const name of ['since', 'until'] as const) {
+    const text = values[name];
+    const problem = text === undefined ? undefined : parseTime(text).problem;
+    if (problem !== undefined) throw new UsageError(`--${name} ${text}: ${problem}`);
+  }
+}
 
 const query = (parameters: Record<string, string | undefined>): string => {
   const given = Object.entries(parameters).filter((entry): entry is [string, string] => entry[1] !== undefined);
@@ -83,6 +93,7 @@ export const history = command({
   },
   check: (values) => {
     if ((values.consumer === undefined) === (values.provider === undefined)) throw new UsageError('give one of --consumer and --provider');
+    checkRange(values);
   },
   run: async (values) => {
     const { client } = await connect(values.url!, values.token);
@@ -128,6 +139,7 @@ export const usage = command({
     ...RANGE,
     json: { type: 'boolean', help: 'print {"project_id", "since", "until", "resourceHours": {CLASS: X}}' },
   },
+  check: checkRange,
   run: async (values) => {
     const { client } = await connect(values.url!, values.token);
     const url = `/history/usages${query({ project_id: values.project, user_id: values.user, since: values.since, until: values.until })}`;

@@ -74,6 +74,7 @@ for (const [className, casesOf] of Object.entries(CASE_CLASSES)) {
       it(`${hostile.name}: ${hostile.status}`, async () => {
         const response = await send(hostile);
         expect(response.status, response.text.slice(0, 500)).toBe(hostile.status);
+        if (hostile.detail !== undefined) expect(response.text).toContain(JSON.stringify(hostile.detail).slice(1, -1));
         expect(response.status).toBeLessThan(500);
         expect(response.ms).toBeLessThan(ANSWER_WITHIN_MS);
         if (hostile.writes) before = await snapshot();

@@ -36,6 +36,8 @@ export interface HostileCase {
   /** Microversion; 'latest' unless given (null: no header). */
   version?: string | null;
   status: number;
+  /** What the error's detail must say. */
+  detail?: string;
   /** Upstream's status where it differs from ours, and why we differ. */
   upstream?: { status: number; why: string };
   /** The request is accepted and changes stored state (upstream accepts it too). */
@@ -907,6 +909,38 @@ const rawHttp: CaseClass = (f): HostileCase[] => {
   ];
 };
 
+/**
+ * The times this service's own routes take (`since`, `until`; shared/api/time.ts): each a 400 that names the parameter,
+ * on every route that takes one. Upstream has no such routes. Before issue 46, the first three were 500s (a RangeError).
+ */
+const times: CaseClass = (f) => {
+  const routes = [`/history/allocations/${f.consumer}`, `/history/resource_providers/${f.root}/allocations`, `/history/usages?project_id=${f.project}`];
+  const values = [
+    ['month 13', '2026-13-01T00:00:00Z'],
+    ['month 00', '2026-00-10T00:00:00Z'],
+    ['an offset past 24 hours', '2026-11-01T00:00:00-25:00'],
+    ['November 31st', '2026-11-31T00:00:00Z'],
+    ['hour 25', '2026-11-01T25:00:00Z'],
+    ['second 60', '2026-11-01T00:00:60Z'],
+    ['February 29th of 2026', '2026-02-29T00:00:00Z'],
+    ['no offset', '2026-11-01T00:00:00'],
+    ['a year past what a Date holds', '+275761-01-01T00:00:00Z'],
+    ['a year before what a Date holds, left open at its start', '-271821-04-20T00:00:00Z'],
+  ];
+  return routes.flatMap((route) =>
+    values.flatMap(([what, value]): HostileCase[] =>
+      ['since', 'until'].map((name) => ({
+        name: `${name}=${what} on ${route.split('?')[0]!.replace(/[0-9a-f-]{36}/g, '{uuid}')}`,
+        method: 'GET',
+        path: `${route}${route.includes('?') ? '&' : '?'}${name}=${encodeURIComponent(value!)}`,
+        version: '1.39',
+        status: 400,
+        detail: `Invalid ${name}: ${value}`,
+      })),
+    ),
+  );
+};
+
 export const CASE_CLASSES: Record<string, CaseClass> = {
   'name patterns': namePatterns,
   'prototype names': prototypeNames,
@@ -916,4 +950,5 @@ export const CASE_CLASSES: Record<string, CaseClass> = {
   'filter expressions': filterExpressions,
   'HTTP oddities': http,
   'raw HTTP': rawHttp,
+  times,
 };
