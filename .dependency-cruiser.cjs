@@ -122,6 +122,22 @@ module.exports = {
       from: { pathNot: '^(shared/storage|local|scripts)/' },
       to: { path: '^node_modules/@aws-sdk/(client-dynamodb|lib-dynamodb)/' },
     },
+    {
+      name: 'dynamodb-client-in-lambda',
+      comment:
+        "What Lambda runs signs its DynamoDB requests by hand (shared/storage/dynamodb.ts): the SDK's DynamoDB client, a third of a bundle, " +
+        'is imported for its types only, except by shared/storage/client.ts, which only what runs off Lambda imports.',
+      severity: 'error',
+      from: { path: '^(functions|shared|infra/handlers)/', pathNot: '^shared/storage/client[.]ts$' },
+      to: { path: '^node_modules/@aws-sdk/(client-dynamodb|lib-dynamodb)/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'lambda-reaches-sdk-client',
+      comment: "shared/storage/client.ts (the SDK's DynamoDB client) serves the local runtime and the tools: no Lambda function reaches it.",
+      severity: 'error',
+      from: { path: '^(functions|infra/handlers)/' },
+      to: { path: '^shared/storage/client[.]ts$', reachable: true },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

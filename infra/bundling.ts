@@ -44,10 +44,11 @@ export const BUNDLING: BundlingOptions = {
   banner: ESM_REQUIRE_BANNER,
   minify: true,
   sourceMap: false,
-  // The runtime's own SDK is a different version and is loaded from disk module by module; bundled, it is tree-shaken and pinned.
+  // The parts of the SDK the hand-signed requests use (the signer, configuration, retry classification); the runtime's own
+  // SDK is a different version and is loaded from disk module by module; bundled, they are tree-shaken and pinned.
   bundleAwsSDK: true,
-  // Imported only when a client calls an event-stream operation; neither DynamoDB nor Secrets Manager has any, so it is
-  // left out (about 15 KB) and would fail loudly, never silently, if a future client needed it.
+  // Imported only by an SDK client's event-stream operations. No bundle carries an SDK client (DynamoDB's and Secrets
+  // Manager's requests are signed by hand, shared/aws/); left out (about 15 KB), a future client needing it fails loudly.
   externalModules: ['@smithy/core/event-streams'],
   esbuildArgs: {
     ...Object.fromEntries(Object.entries(ALIASES).map(([from, to]) => [`--alias:${from}`, to])),

@@ -5,12 +5,14 @@
  * (@smithy/signature-v4), over Node's http(s) with a keep-alive agent,
  * within time limits, retried as the SDK's "standard" mode retries.
  *
- * DynamoDB's reads go through it for the CPU time the SDK's command pipeline
- * costs (shared/storage/direct-reads.ts), the Keystone secret's read so that
- * no function carries a second SDK client (shared/auth/secret-credentials.ts).
- * A failed answer is named as the SDK names it (`name`, `$fault`,
- * `$metadata.httpStatusCode`), so the SDK's classification of what to retry
- * (isRetryable) reads it as it reads the SDK's own errors.
+ * Every DynamoDB request goes through it (shared/storage/dynamodb.ts), so
+ * that no function carries the SDK's DynamoDB client (a third of a bundle)
+ * nor pays the CPU of its command pipeline on every request; so does the
+ * Keystone secret's read (shared/auth/secret-credentials.ts). A failed
+ * answer is named as the SDK names it (`name`, `$fault`,
+ * `$metadata.httpStatusCode`, and the members of the error's body, such as
+ * DynamoDB's CancellationReasons), so the SDK's classification of what to
+ * retry (isRetryable) reads it as it reads the SDK's own errors.
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
@@ -65,6 +67,8 @@ export interface JsonServiceSettings {
   /** Read at each request: the attempts at most, and each attempt's time limit (a third of it to connect). */
   maxAttempts: () => number | Promise<number>;
   attemptTimeoutMs: () => number;
+  /** How the service's JSON is read where this module reads it (an error's body): JSON.parse unless given (DynamoDB's binary values). */
+  parseJson?: (text: string) => unknown;
 }
 
 interface Connection {
@@ -149,7 +153,7 @@ export class JsonService {
     });
     const { status, text } = await exchange(target, signed.headers, body, this.settings.attemptTimeoutMs(), signal);
     if (status >= 200 && status < 300) return text;
-    throw serviceError(status, text);
+    throw serviceError(status, text, this.settings.parseJson ?? JSON.parse);
   }
 }
 
@@ -199,15 +203,21 @@ function exchange(
   });
 }
 
-/** The service's error answer as the SDK names it (the part of `__type` after '#'), with the status its retry classification reads. */
-function serviceError(status: number, text: string): Error {
+/**
+ * The service's error answer as the SDK names it (the part of `__type` after
+ * '#'), with the status its retry classification reads and, as the SDK's
+ * error objects have them, the other members of its body.
+ */
+function serviceError(status: number, text: string, parseJson: (text: string) => unknown): Error {
   let answer: { __type?: unknown; message?: unknown; Message?: unknown } = {};
   try {
-    answer = JSON.parse(text) as typeof answer;
+    const parsed = parseJson(text);
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) answer = parsed as typeof answer;
   } catch {
     // Not the service's JSON (a proxy's page): the status says what it is.
   }
-  const name = (typeof answer.__type === 'string' && answer.__type.split('#').pop()) || 'UnknownError';
+  const { __type: type, ...members } = answer;
+  const name = (typeof type === 'string' && type.split('#').pop()) || 'UnknownError';
   const message = String(answer.message ?? answer.Message ?? `HTTP ${status}`);
-  return Object.assign(new Error(message), { name, $fault: status >= 500 ? 'server' : 'client', $metadata: { httpStatusCode: status } });
+  return Object.assign(new Error(message), members, { name, message, $fault: status >= 500 ? 'server' : 'client', $metadata: { httpStatusCode: status } });
 }

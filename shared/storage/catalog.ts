@@ -6,8 +6,7 @@
  * atomically while the name is in use, and so that many providers starting
  * to use one name do not all write one item.
  */
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo, tableName } from './client.js';
+import { batchWriteItem, tableName } from './dynamodb.js';
 import { Expression } from './expression.js';
 import { batchGet, getItem, queryAll } from './reads.js';
 import { readPlanCommit } from './transaction.js';
@@ -267,7 +266,7 @@ async function seed(catalog: Catalog, now: string): Promise<void> {
       PutRequest: { Item: encodeCatalogEntry(catalog.partition, { name, standard: true, useCountShards: 0, legacyRefs: 0, createdAt: now, updatedAt: now }) },
     }));
     await untilAllProcessed({ [tableName()]: batch }, async (pending) => {
-      const output = await dynamo().send(new BatchWriteCommand({ RequestItems: pending }));
+      const output = await batchWriteItem({ RequestItems: pending });
       return output.UnprocessedItems as typeof pending | undefined;
     });
   }

@@ -1,32 +1,24 @@
 /**
- * The module-level DynamoDB document client, configured from the environment
- * on first use, and what its failures mean to the service.
+ * The SDK's DynamoDB document client, for what runs off Lambda only: the
+ * local runtime's table requests (local/create-table.ts, the bundle
+ * runtime, the change stream's reader) and the tools and tests that create,
+ * fill or scan tables. The service's own requests are signed by hand
+ * (dynamodb.ts), and nothing a Lambda function runs imports this module
+ * (.dependency-cruiser.cjs checks it), so no bundle carries the SDK's client.
  *
- * The SDK retries each request itself ("standard" mode: throttling, 5xx,
- * timeouts, reset connections; full-jitter backoff, a retry quota per
- * client) up to PLACEMENT_DYNAMODB_MAX_ATTEMPTS attempts of at most
- * PLACEMENT_DYNAMODB_TIMEOUT_MS each. A retryable failure that outlasts
- * them becomes a DependencyUnavailable, which the error middleware answers
- * with 503 and Retry-After, never 500. See docs/design/writes.md, "DynamoDB failures".
+ * Configured as the service's requests are: the same endpoint and
+ * credentials, "standard" retries of at most PLACEMENT_DYNAMODB_MAX_ATTEMPTS
+ * attempts of PLACEMENT_DYNAMODB_TIMEOUT_MS each, DependencyUnavailable for
+ * what outlasts them, and the storage format check before every item request.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { isRetryable } from '../aws/json-requests.js';
 import { config } from '../config.js';
 import { recordRequest } from './consumed-capacity.js';
-import { DependencyUnavailable } from './errors.js';
-import { ItemTooLarge } from './items/fields.js';
+import { asStorageFailure, formatRecordRequests } from './dynamodb.js';
 import { checkStorageFormat } from './storage-format.js';
 
-/** What a failed request means to the service, once its retries are spent. */
-export function asStorageFailure(error: unknown): unknown {
-  // A write past DynamoDB's item size that the models' own bound did not foresee (a children set growing by ADD): a 400, not a 500.
-  if (error instanceof Error && error.name === 'ValidationException' && /item size/i.test(error.message))
-    return new ItemTooLarge('A record this change writes');
-  // What the SDK would retry (its own classification) and gave up on is the dependency's failure.
-  if (!isRetryable(error)) return error;
-  return new DependencyUnavailable(`DynamoDB failed: ${(error as Error).name}: ${(error as Error).message}`, { cause: error });
-}
+export { tableName } from './dynamodb.js';
 
 /** The requests that read or write items: each waits for the storage format check. Table requests (creation) do not. */
 const ITEM_COMMANDS = new Set([
@@ -42,14 +34,13 @@ const ITEM_COMMANDS = new Set([
   'ScanCommand',
 ]);
 
-function createClient(checkFormat: boolean): DynamoDBDocumentClient {
+function createClient(): DynamoDBDocumentClient {
   const endpoint = config.dynamoDbEndpoint;
   const base = new DynamoDBClient({
     ...(endpoint ? { endpoint, region: process.env.AWS_REGION ?? 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
     retryMode: 'standard',
     maxAttempts: config.dynamoDbMaxAttempts,
-    // Without these a request to an endpoint that stopped answering would wait until the function times out.
-    // A third of an attempt to connect: 1 s against DynamoDB, 10 s against a DynamoDB Local that a busy machine is slow to accept on.
+    // Without these a request to an endpoint that stopped answering would wait forever.
     requestHandler: {
       connectionTimeout: Math.ceil(config.dynamoDbTimeoutMs / 3),
       requestTimeout: config.dynamoDbTimeoutMs,
@@ -81,32 +72,21 @@ function createClient(checkFormat: boolean): DynamoDBDocumentClient {
     },
     { step: 'initialize', name: 'countRequests', priority: 'high' },
   );
-  if (checkFormat) {
-    // Nothing of a table at a storage format this release does not know is read or written (storage-format.ts).
-    base.middlewareStack.add(
-      (next, context) => async (args) => {
-        if (ITEM_COMMANDS.has(context.commandName ?? '')) await checkStorageFormat(formatClient());
-        return next(args);
-      },
-      { step: 'initialize', name: 'storageFormat', priority: 'low' },
-    );
-  }
+  // Nothing of a table at a storage format this release does not know is read or written (storage-format.ts).
+  base.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (ITEM_COMMANDS.has(context.commandName ?? '')) await checkStorageFormat(formatRecordRequests);
+      return next(args);
+    },
+    { step: 'initialize', name: 'storageFormat', priority: 'low' },
+  );
   return DynamoDBDocumentClient.from(base, { marshallOptions: { removeUndefinedValues: true } });
 }
 
 let client: DynamoDBDocumentClient | undefined;
-let unchecked: DynamoDBDocumentClient | undefined;
 
-/** The client of every read and write of the service's items. */
+/** The document client of the local runtime's and the tools' requests. */
 export function dynamo(): DynamoDBDocumentClient {
-  client ??= createClient(true);
+  client ??= createClient();
   return client;
 }
-
-/** The client of the storage format record itself, which the other's check reads (storage-format.ts, upgrade.ts). */
-export function formatClient(): DynamoDBDocumentClient {
-  unchecked ??= createClient(false);
-  return unchecked;
-}
-
-export const tableName = (): string => config.tableName;

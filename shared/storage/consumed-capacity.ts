@@ -55,7 +55,7 @@ export function recordItemsRead(count: number): void {
 }
 
 /**
- * One DynamoDB request (an API call, however many attempts the SDK made), sent at `sent` and answered at `answered`.
+ * One DynamoDB request (an API call, however many attempts it took), sent at `sent` and answered at `answered`.
  * Kept only within a request's scope: outside any (the local server's periodic sweep) nobody would take them.
  */
 export function recordRequest(sent: number, answered: number): void {

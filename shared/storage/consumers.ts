@@ -4,7 +4,7 @@
  */
 import { isCustomName } from '../domain/catalog-names.js';
 import { entryOf, type Consumer, type ConsumerChange, type Provider, type ProviderUsageChange, type Resources } from '../domain/model.js';
-import { tableName } from './client.js';
+import { tableName } from './dynamodb.js';
 import { Expression } from './expression.js';
 import { batchGet, getItem, queryAll } from './reads.js';
 import { BY_GROUP_INDEX } from './table-definition.js';

@@ -19,10 +19,8 @@
  * request and the sweeper may both go through the same change.
  */
 import { randomUUID } from 'node:crypto';
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { config } from '../config.js';
-import { dynamo, tableName } from './client.js';
+import { deleteItem, isConditionalCheckFailed, putItem, tableName, updateItem } from './dynamodb.js';
 import { recordConsumedCapacity, RETURN_CONSUMED_CAPACITY } from './consumed-capacity.js';
 import { timeLeftMs } from './deadline.js';
 import { ConcurrentUpdate } from './errors.js';
@@ -112,16 +110,12 @@ async function sendPart(change: CountChange, index: number, counts: Write[], how
 }
 
 async function writeItem(item: CountChange): Promise<void> {
-  const output = await dynamo().send(
-    new PutCommand({ TableName: tableName(), Item: encodeCountChange(item), ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY }),
-  );
+  const output = await putItem({ TableName: tableName(), Item: encodeCountChange(item), ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY });
   recordConsumedCapacity(output.ConsumedCapacity, 'write');
 }
 
-async function deleteItem(change: CountChange): Promise<void> {
-  const output = await dynamo().send(
-    new DeleteCommand({ TableName: tableName(), Key: countChangeKey(change.changeId), ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY }),
-  );
+async function deleteChange(change: CountChange): Promise<void> {
+  const output = await deleteItem({ TableName: tableName(), Key: countChangeKey(change.changeId), ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY });
   recordConsumedCapacity(output.ConsumedCapacity, 'write');
 }
 
@@ -164,25 +158,23 @@ export function commitCountsAhead(change: CountChange, onUndone: () => Error): W
 export async function undoCountsAhead(change: CountChange): Promise<boolean> {
   try {
     if (change.state === 'ahead') {
-      const output = await dynamo().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: countChangeKey(change.changeId),
-          UpdateExpression: 'SET #state = :undoing',
-          ConditionExpression: '#state = :ahead',
-          ExpressionAttributeNames: { '#state': CountChangeAttribute.state },
-          ExpressionAttributeValues: { ':undoing': 'undoing', ':ahead': 'ahead' },
-          ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,
-        }),
-      );
+      const output = await updateItem({
+        TableName: tableName(),
+        Key: countChangeKey(change.changeId),
+        UpdateExpression: 'SET #state = :undoing',
+        ConditionExpression: '#state = :ahead',
+        ExpressionAttributeNames: { '#state': CountChangeAttribute.state },
+        ExpressionAttributeValues: { ':undoing': 'undoing', ':ahead': 'ahead' },
+        ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,
+      });
       recordConsumedCapacity(output.ConsumedCapacity, 'write');
     }
     await eachConcurrently(partsOf(change, -1, {}), (counts, index) => sendPart(change, index, counts, 'undo'), TRANSACTION_CONCURRENCY);
-    await deleteItem(change);
+    await deleteChange(change);
     return true;
   } catch (error) {
     // The commit came first: the counts stand.
-    if (error instanceof ConditionalCheckFailedException) return true;
+    if (isConditionalCheckFailed(error)) return true;
     return false;
   }
 }
@@ -200,7 +192,7 @@ async function lowerCounts(change: CountChange): Promise<void> {
     },
     TRANSACTION_CONCURRENCY,
   );
-  await deleteItem(change);
+  await deleteChange(change);
 }
 
 /** The count changes not finished yet, strongly consistently. */

@@ -5,7 +5,7 @@
  * with the bound (items/fields.ts).
  */
 
-/** DynamoDB is throttling, failing or out of reach, and stayed so through the retries (client.ts): a 503. */
+/** DynamoDB is throttling, failing or out of reach, and stayed so through the retries (dynamodb.ts): a 503. */
 export class DependencyUnavailable extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);

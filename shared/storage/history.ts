@@ -10,13 +10,12 @@
  * class renamed in place, or a removal by release 1.0.0) takes the stream's
  * time of the record, to the second, and no request id.
  */
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { allocationEvent, type AllocationEvent, type ChangeStamp } from '../domain/history.js';
 import type { Consumer } from '../domain/model.js';
 import { config } from '../config.js';
-import { dynamo, tableName } from './client.js';
+import { putItem, tableName } from './dynamodb.js';
 import { recordConsumedCapacity, RETURN_CONSUMED_CAPACITY } from './consumed-capacity.js';
 import { batchGet, getItem, queryAll } from './reads.js';
 import { putAll } from './journal.js';
@@ -97,9 +96,7 @@ export async function recordAllocationEvents(records: readonly ChangeRecord[]): 
   await putAll(items);
   if (newest !== '') {
     const position = { newestChangeRead: newest, readAt: new Date().toISOString() };
-    const output = await dynamo().send(
-      new PutCommand({ TableName: tableName(), Item: encodeHistoryPosition(position), ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY }),
-    );
+    const output = await putItem({ TableName: tableName(), Item: encodeHistoryPosition(position), ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY });
     recordConsumedCapacity(output.ConsumedCapacity, 'write');
   }
   return events;
@@ -159,5 +156,5 @@ export async function readStreamCheckpoint(shardId: string): Promise<StreamCheck
 }
 
 export async function saveStreamCheckpoint(shardId: string, checkpoint: StreamCheckpoint): Promise<void> {
-  await dynamo().send(new PutCommand({ TableName: tableName(), Item: encodeStreamCheckpoint(shardId, checkpoint) }));
+  await putItem({ TableName: tableName(), Item: encodeStreamCheckpoint(shardId, checkpoint) });
 }

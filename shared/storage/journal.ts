@@ -12,10 +12,8 @@
  * whoever meets what a dead writer left behind finishes or undoes it.
  */
 import { randomUUID } from 'node:crypto';
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, BatchWriteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.js';
-import { dynamo, tableName } from './client.js';
+import { batchGetItem, batchWriteItem, isConditionalCheckFailed, isTransactionCanceled, putItem, query, tableName, updateItem } from './dynamodb.js';
 import { recordConsumedCapacity, RETURN_CONSUMED_CAPACITY } from './consumed-capacity.js';
 import { untilAllProcessed } from './retry.js';
 import { usedPlaceholders } from './expression.js';
@@ -75,7 +73,6 @@ const RESOLVE_ROUNDS = 5;
  */
 export const TIME_KEPT_MS = 2_000;
 
-const isConditionFailure = (error: unknown): error is ConditionalCheckFailedException => error instanceof ConditionalCheckFailedException;
 const keyOf = (item: Item): Key => ({ pk: item.pk as string, sk: item.sk as string });
 
 /** The change holding an item (as the document client reads it), if any. */
@@ -153,7 +150,7 @@ async function unlessDone(request: () => Promise<{ ConsumedCapacity?: Consumed }
     recordConsumedCapacity((await request()).ConsumedCapacity, 'write');
     return true;
   } catch (error) {
-    if (isConditionFailure(error)) return false;
+    if (isConditionalCheckFailed(error)) return false;
     throw error;
   }
 }
@@ -201,7 +198,7 @@ async function readKeys(keys: Key[]): Promise<Item[]> {
   await eachConcurrently(partsOfSize(keys, 100), async (part) => {
     const request = { [tableName()]: { Keys: part, ConsistentRead: true } };
     await untilAllProcessed(request, async (pending) => {
-      const output = await read(() => dynamo().send(new BatchGetCommand({ RequestItems: pending, ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY })));
+      const output = await read(() => batchGetItem({ RequestItems: pending, ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY }));
       items.push(...(output.Responses?.[tableName()] ?? []));
       return output.UnprocessedKeys as typeof request | undefined;
     });
@@ -214,7 +211,7 @@ export async function putAll(items: Item[]): Promise<void> {
   await eachConcurrently(partsOfSize(items, BATCH_WRITES), async (part) => {
     const request = { [tableName()]: part.map((item) => ({ PutRequest: { Item: item } })) };
     await untilAllProcessed(request, async (pending) => {
-      const output = await dynamo().send(new BatchWriteCommand({ RequestItems: pending, ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY }));
+      const output = await batchWriteItem({ RequestItems: pending, ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY });
       recordConsumedCapacity(output.ConsumedCapacity, 'write');
       return output.UnprocessedItems as typeof request | undefined;
     });
@@ -266,7 +263,7 @@ async function transact(actions: WriteAction[]): Promise<{ index: number; item: 
       const second = await transact(actions.slice(half));
       return [...first, ...second.map((failed) => ({ ...failed, index: failed.index + half }))];
     }
-    if (!(error instanceof TransactionCanceledException)) throw error;
+    if (!isTransactionCanceled(error)) throw error;
     const reasons = error.CancellationReasons ?? [];
     const failed = reasons.flatMap((reason, index) => (reason.Code === 'ConditionalCheckFailed' ? [{ index, item: reason.Item as RawItem | undefined }] : []));
     if (failed.length > 0) return failed;
@@ -315,56 +312,50 @@ function moveHead(id: string, from: ChangeState, to: ChangeState | 'renewed', if
   const conditions = [`#state = :from`, ...(ifLeaseBefore === undefined ? [] : ['#lease < :before'])];
   const sets = ['#lease = :lease', ...(to === 'renewed' ? [] : ['#state = :to'])];
   return unlessDone(() =>
-    dynamo().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: changeKey(id),
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: conditions.join(' AND '),
-        ExpressionAttributeNames: { '#state': ChangeAttribute.state, '#lease': ChangeAttribute.leaseUntil },
-        ExpressionAttributeValues: {
-          ':from': from,
-          ':lease': now() + config.changeLeaseMs,
-          ...(to === 'renewed' ? {} : { ':to': to }),
-          ...(ifLeaseBefore === undefined ? {} : { ':before': ifLeaseBefore }),
-        },
-        ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,
-      }),
-    ),
+    updateItem({
+      TableName: tableName(),
+      Key: changeKey(id),
+      UpdateExpression: `SET ${sets.join(', ')}`,
+      ConditionExpression: conditions.join(' AND '),
+      ExpressionAttributeNames: { '#state': ChangeAttribute.state, '#lease': ChangeAttribute.leaseUntil },
+      ExpressionAttributeValues: {
+        ':from': from,
+        ':lease': now() + config.changeLeaseMs,
+        ...(to === 'renewed' ? {} : { ':to': to }),
+        ...(ifLeaseBefore === undefined ? {} : { ':before': ifLeaseBefore }),
+      },
+      ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,
+    }),
   );
 }
 
 /** Takes over the follow-up work of a change whose actor's lease passed; false when another actor took it first. */
 function takeOver(head: ChangeHead): Promise<boolean> {
   return unlessDone(() =>
-    dynamo().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: changeKey(head.id),
-        UpdateExpression: 'SET #lease = :lease',
-        ConditionExpression: '#state = :state AND #lease = :read',
-        ExpressionAttributeNames: { '#state': ChangeAttribute.state, '#lease': ChangeAttribute.leaseUntil },
-        ExpressionAttributeValues: { ':state': head.state, ':read': head.leaseUntil, ':lease': now() + config.changeLeaseMs },
-        ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,
-      }),
-    ),
+    updateItem({
+      TableName: tableName(),
+      Key: changeKey(head.id),
+      UpdateExpression: 'SET #lease = :lease',
+      ConditionExpression: '#state = :state AND #lease = :read',
+      ExpressionAttributeNames: { '#state': ChangeAttribute.state, '#lease': ChangeAttribute.leaseUntil },
+      ExpressionAttributeValues: { ':state': head.state, ':read': head.leaseUntil, ':lease': now() + config.changeLeaseMs },
+      ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,
+    }),
   );
 }
 
 /** Marks a change whose targets are all written (or undone) as finished, to lapse after a day. */
 async function markFinished(id: string, state: ChangeState): Promise<void> {
   await unlessDone(() =>
-    dynamo().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: changeKey(id),
-        UpdateExpression: 'SET #finished = :true, #expires = :expires',
-        ConditionExpression: '#state = :state',
-        ExpressionAttributeNames: { '#state': ChangeAttribute.state, '#finished': ChangeAttribute.finished, '#expires': ChangeAttribute.expiresAt },
-        ExpressionAttributeValues: { ':state': state, ':true': true, ':expires': expiry() },
-        ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,
-      }),
-    ),
+    updateItem({
+      TableName: tableName(),
+      Key: changeKey(id),
+      UpdateExpression: 'SET #finished = :true, #expires = :expires',
+      ConditionExpression: '#state = :state',
+      ExpressionAttributeNames: { '#state': ChangeAttribute.state, '#finished': ChangeAttribute.finished, '#expires': ChangeAttribute.expiresAt },
+      ExpressionAttributeValues: { ':state': state, ':true': true, ':expires': expiry() },
+      ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,
+    }),
   );
 }
 
@@ -456,17 +447,15 @@ async function queryPartition(pk: string, filter?: { FilterExpression: string; E
   let start: Item | undefined;
   do {
     const output = await read(() =>
-      dynamo().send(
-        new QueryCommand({
-          TableName: tableName(),
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': pk },
-          ...filter,
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-          ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,
-        }),
-      ),
+      query({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': pk },
+        ...filter,
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+        ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,
+      }),
     );
     items.push(...(output.Items ?? []));
     start = output.LastEvaluatedKey;
@@ -681,14 +670,12 @@ export async function commitInSteps(writes: Write[]): Promise<void> {
   // The id is new: a head already there is this one, written by an attempt whose answer was lost. Staging goes on
   // meanwhile (a staged write alone changes nothing); fencing waits for the head, which a reader meeting a fence reads.
   const begun = unlessDone(() =>
-    dynamo().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: encodeChangeHead(id, now() + config.changeLeaseMs, writes.length, new Date().toISOString()),
-        ConditionExpression: 'attribute_not_exists(pk)',
-        ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,
-      }),
-    ),
+    putItem({
+      TableName: tableName(),
+      Item: encodeChangeHead(id, now() + config.changeLeaseMs, writes.length, new Date().toISOString()),
+      ConditionExpression: 'attribute_not_exists(pk)',
+      ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,
+    }),
   );
   // Awaited below; until then a failure of the head must not go unhandled.
   begun.catch(() => undefined);

@@ -5,10 +5,8 @@ import { renameEntry } from '../domain/class-rename.js';
 import { nextAncestor, type Lineage } from '../domain/provider-tree.js';
 import { SHARING_TRAIT } from '../domain/standard-catalog.js';
 import { randomUUID } from 'node:crypto';
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.js';
-import { dynamo, tableName } from './client.js';
+import { deleteItem, isTransactionCanceled, putItem, tableName, transactWriteItems } from './dynamodb.js';
 import { recordConsumedCapacity, RETURN_CONSUMED_CAPACITY } from './consumed-capacity.js';
 import { timeLeftMs } from './deadline.js';
 import { eachConcurrently, FENCE_ATTRIBUTE, OutOfTime, partsOfSize, TIME_KEPT_MS, TRANSACTION_CONCURRENCY } from './journal.js';
@@ -660,8 +658,7 @@ const holdUntil = (): number => Date.now() + Math.min(timeLeftMs(), LONGEST_HOLD
  */
 async function addEntriesAhead(addition: EntryCleanup): Promise<void> {
   recordConsumedCapacity(
-    (await dynamo().send(new PutCommand({ TableName: tableName(), Item: encodeEntryCleanup(addition), ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY })))
-      .ConsumedCapacity,
+    (await putItem({ TableName: tableName(), Item: encodeEntryCleanup(addition), ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY })).ConsumedCapacity,
     'write',
   );
   const puts = entriesOf(addition).map(({ key }): Write => ({
@@ -715,11 +712,11 @@ async function removeEntries(uuid: string, entries: SearchEntry[]): Promise<void
       Delete: { TableName: tableName(), Key: key, ConditionExpression: notHeld, ExpressionAttributeValues: { ':now': Date.now() } },
     }));
     try {
-      const output = await dynamo().send(new TransactWriteCommand({ TransactItems: [check, ...deletes], ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY }));
+      const output = await transactWriteItems({ TransactItems: [check, ...deletes], ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY });
       recordConsumedCapacity(output.ConsumedCapacity, 'write');
       return;
     } catch (error) {
-      const providerDisagrees = error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed';
+      const providerDisagrees = isTransactionCanceled(error) && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed';
       if (!providerDisagrees || attempt >= 2) throw error;
       const provider = await getProvider(uuid);
       entries = entries.filter(({ aggregate }) =>
@@ -740,7 +737,7 @@ export async function cleanUpEntries(cleanup: Omit<EntryCleanup, 'due'>): Promis
   try {
     await eachConcurrently(cleanupParts(entriesOf(cleanup)), (part) => removeEntries(cleanup.uuid, part), TRANSACTION_CONCURRENCY);
     recordConsumedCapacity(
-      (await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: cleanup.key, ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY }))).ConsumedCapacity,
+      (await deleteItem({ TableName: tableName(), Key: cleanup.key, ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY })).ConsumedCapacity,
       'write',
     );
     return true;

@@ -4,10 +4,9 @@
  * change fences resolved (journal.ts): callers see each item as it is before
  * or after such a change, never a fence.
  */
-import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { tableName } from './client.js';
 import { recordConsumedCapacity, recordItemsRead, RETURN_CONSUMED_CAPACITY } from './consumed-capacity.js';
-import * as direct from './direct-reads.js';
+import * as dynamodb from './dynamodb.js';
+import { tableName, type QueryInput } from './dynamodb.js';
 import { usedPlaceholders } from './expression.js';
 import { eachConcurrently, FENCE_ATTRIBUTE, partsOfSize, resolveFences } from './journal.js';
 import { untilAllProcessed } from './retry.js';
@@ -40,7 +39,7 @@ export function withProjection<T extends { ExpressionAttributeNames?: Record<str
 }
 
 async function getRaw(key: Key, consistent: boolean): Promise<Item | undefined> {
-  const output = await direct.get({ TableName: tableName(), Key: key, ConsistentRead: consistent, ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY });
+  const output = await dynamodb.getItem({ TableName: tableName(), Key: key, ConsistentRead: consistent, ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY });
   recordConsumedCapacity(output.ConsumedCapacity, 'read');
   recordItemsRead(output.Item ? 1 : 0);
   return output.Item;
@@ -66,7 +65,7 @@ async function batchGetRaw(keys: Key[], { projection, consistent = true }: Batch
   await eachConcurrently(partsOfSize(keys, 100), async (part) => {
     const request: BatchRequest = { [tableName()]: { Keys: part.map((key) => ({ ...key })), ConsistentRead: consistent, ...projection } };
     await untilAllProcessed(request, async (pending) => {
-      const output = await direct.batchGet({ RequestItems: pending, ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY });
+      const output = await dynamodb.batchGetItem({ RequestItems: pending, ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY });
       recordConsumedCapacity(output.ConsumedCapacity, 'read');
       recordItemsRead(output.Responses?.[tableName()]?.length ?? 0);
       items.push(...(output.Responses?.[tableName()] ?? []));
@@ -96,9 +95,9 @@ export interface QueryPage {
  * index cannot be read so, and its page is read again by its items' keys
  * from the table (an index read was only ever eventually consistent).
  */
-export async function queryPage(input: Omit<QueryCommandInput, 'TableName'>, start?: Item): Promise<QueryPage> {
+export async function queryPage(input: Omit<QueryInput, 'TableName'>, start?: Item): Promise<QueryPage> {
   const query = async (consistent: boolean) => {
-    const output = await direct.query({
+    const output = await dynamodb.query({
       ...input,
       ...(consistent ? { ConsistentRead: true } : {}),
       TableName: tableName(),
@@ -124,7 +123,7 @@ export async function queryPage(input: Omit<QueryCommandInput, 'TableName'>, sta
 const keyOf = (item: Item): Key => ({ pk: item.pk as string, sk: item.sk as string });
 
 /** A query's projection as a read of the table by keys takes it: a query's names may also serve its key condition and filter, which a batch read refuses. */
-function tableProjection(input: Omit<QueryCommandInput, 'TableName'>): Projection | undefined {
+function tableProjection(input: Omit<QueryInput, 'TableName'>): Projection | undefined {
   if (!input.ProjectionExpression) return undefined;
   return {
     ProjectionExpression: input.ProjectionExpression,
@@ -133,7 +132,7 @@ function tableProjection(input: Omit<QueryCommandInput, 'TableName'>): Projectio
 }
 
 /** Every page of a query on the table or one of its indexes; `onPage` hears how many items each page read. */
-export async function queryAll(input: Omit<QueryCommandInput, 'TableName'>, onPage?: (scanned: number) => void): Promise<Item[]> {
+export async function queryAll(input: Omit<QueryInput, 'TableName'>, onPage?: (scanned: number) => void): Promise<Item[]> {
   const items: Item[] = [];
   let start: Item | undefined;
   do {

@@ -1,6 +1,6 @@
 /**
  * The one retry policy of the service's own retries. Each DynamoDB request
- * is retried by the AWS SDK itself (client.ts); on top of that the service
+ * is retried as the AWS SDK retries (dynamodb.ts); on top of that the service
  * tries again when DynamoDB did its part but the work is not done: a
  * transaction cancelled by a concurrent writer (transaction.ts,
  * readPlanCommit) and keys or items a batch request left unprocessed

@@ -4,7 +4,7 @@
  * 1.0.0's). This release reads every format in KNOWN_FORMATS and writes the
  * table's format: the previous release's until the operator finalizes the
  * upgrade, its own after. A table at a format newer than it knows is
- * refused with a 503 before anything is read or written (client.ts asks
+ * refused with a 503 before anything is read or written (dynamodb.ts asks
  * checkStorageFormat before every request of an item), never misread.
  *
  * The format only moves forward, and only by the operator's finalize, which
@@ -12,7 +12,7 @@
  * the format it read for a while (config.storageFormatSeconds): a stale value is the older format,
  * which every release since reads.
  */
-import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { GetCommandInput, GetCommandOutput, PutCommandInput } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.js';
 import { StorageFormatTooNew } from './errors.js';
 import { decodeStorageFormat, encodeStorageFormat, STORAGE_FORMAT_KEY, StorageFormatAttribute, type StorageFormatRecord } from './items/storage-format.js';
@@ -23,14 +23,24 @@ export const NEWEST_FORMAT = 2;
 /** A table without a format record was written by release 1.0.0. */
 const UNRECORDED_FORMAT = 1;
 
+/**
+ * The requests of the format record itself (dynamodb.ts's formatRecordRequests):
+ * sent without this check, which they serve, and passed in so that this
+ * module does not import the module whose requests it checks.
+ */
+export interface FormatRecordRequests {
+  get(input: GetCommandInput): Promise<Pick<GetCommandOutput, 'Item'>>;
+  put(input: PutCommandInput): Promise<unknown>;
+}
+
 let known: { format: number; readAt: number } | undefined;
 let reading: Promise<number> | undefined;
 
 /** The format the table is at, as last read (the previous release's until it is read). */
 export const writesFormat = (): number => known?.format ?? UNRECORDED_FORMAT;
 
-async function readFormat(client: DynamoDBDocumentClient): Promise<number> {
-  const output = await client.send(new GetCommand({ TableName: config.tableName, Key: STORAGE_FORMAT_KEY }));
+async function readFormat(requests: FormatRecordRequests): Promise<number> {
+  const output = await requests.get({ TableName: config.tableName, Key: STORAGE_FORMAT_KEY });
   const format = output.Item === undefined ? UNRECORDED_FORMAT : decodeStorageFormat(output.Item).format;
   known = { format, readAt: Date.now() };
   return format;
@@ -39,13 +49,11 @@ async function readFormat(client: DynamoDBDocumentClient): Promise<number> {
 /**
  * Throws StorageFormatTooNew when the table is at a format this release
  * does not know; reads the format again once it is
- * config.storageFormatSeconds old. `client` is
- * one without this check (client.ts: the other client's requests are what
- * this check guards, and the format's own reads must not wait for it).
+ * config.storageFormatSeconds old.
  */
-export async function checkStorageFormat(client: DynamoDBDocumentClient): Promise<void> {
+export async function checkStorageFormat(requests: FormatRecordRequests): Promise<void> {
   if (known === undefined || Date.now() - known.readAt >= config.storageFormatSeconds * 1000) {
-    reading ??= readFormat(client).finally(() => (reading = undefined));
+    reading ??= readFormat(requests).finally(() => (reading = undefined));
     await reading;
   }
   const format = writesFormat();
@@ -53,8 +61,8 @@ export async function checkStorageFormat(client: DynamoDBDocumentClient): Promis
 }
 
 /** The format record as stored (none: format 1), read strongly consistently. */
-export async function storageFormatRecord(client: DynamoDBDocumentClient): Promise<StorageFormatRecord> {
-  const output = await client.send(new GetCommand({ TableName: config.tableName, Key: STORAGE_FORMAT_KEY, ConsistentRead: true }));
+export async function storageFormatRecord(requests: FormatRecordRequests): Promise<StorageFormatRecord> {
+  const output = await requests.get({ TableName: config.tableName, Key: STORAGE_FORMAT_KEY, ConsistentRead: true });
   return output.Item === undefined ? { format: UNRECORDED_FORMAT } : decodeStorageFormat(output.Item);
 }
 
@@ -62,19 +70,17 @@ export async function storageFormatRecord(client: DynamoDBDocumentClient): Promi
  * Moves the table from format `to - 1` to `to` (a table without a record
  * counts as format 1). False when the table is not at `to - 1`.
  */
-export async function finalizeStorageFormat(client: DynamoDBDocumentClient, to: number): Promise<boolean> {
+export async function finalizeStorageFormat(requests: FormatRecordRequests, to: number): Promise<boolean> {
   const record = encodeStorageFormat({ format: to, finalizedAt: new Date().toISOString(), finalizedBy: config.release });
   const previous = to - 1;
   try {
-    await client.send(
-      new PutCommand({
-        TableName: config.tableName,
-        Item: record,
-        ConditionExpression: previous === UNRECORDED_FORMAT ? 'attribute_not_exists(pk) OR #format = :previous' : '#format = :previous',
-        ExpressionAttributeNames: { '#format': StorageFormatAttribute.format },
-        ExpressionAttributeValues: { ':previous': previous },
-      }),
-    );
+    await requests.put({
+      TableName: config.tableName,
+      Item: record,
+      ConditionExpression: previous === UNRECORDED_FORMAT ? 'attribute_not_exists(pk) OR #format = :previous' : '#format = :previous',
+      ExpressionAttributeNames: { '#format': StorageFormatAttribute.format },
+      ExpressionAttributeValues: { ':previous': previous },
+    });
   } catch (error) {
     if ((error as Error).name === 'ConditionalCheckFailedException') return false;
     throw error;
@@ -87,16 +93,10 @@ export async function finalizeStorageFormat(client: DynamoDBDocumentClient, to: 
  * A table this release creates starts at its newest format: nothing older
  * will read it. A table that already has a record keeps it.
  */
-export async function recordNewTableFormat(client: DynamoDBDocumentClient): Promise<void> {
+export async function recordNewTableFormat(requests: FormatRecordRequests): Promise<void> {
   const record = encodeStorageFormat({ format: NEWEST_FORMAT, finalizedAt: new Date().toISOString(), finalizedBy: config.release });
   try {
-    await client.send(
-      new PutCommand({
-        TableName: config.tableName,
-        Item: record,
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+    await requests.put({ TableName: config.tableName, Item: record, ConditionExpression: 'attribute_not_exists(pk)' });
   } catch (error) {
     if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
   }

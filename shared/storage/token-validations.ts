@@ -5,8 +5,7 @@
  * consistent (a validation written a moment ago and not yet seen only costs
  * one more question to Keystone).
  */
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo, tableName } from './client.js';
+import { putItem, tableName } from './dynamodb.js';
 import { recordConsumedCapacity, RETURN_CONSUMED_CAPACITY } from './consumed-capacity.js';
 import { getItem } from './reads.js';
 import { decodeTokenValidation, encodeTokenValidation, tokenValidationKey, type TokenValidation } from './items/token-validation.js';
@@ -19,8 +18,6 @@ export async function getTokenValidation(digest: string): Promise<TokenValidatio
 }
 
 export async function putTokenValidation(digest: string, validation: TokenValidation): Promise<void> {
-  const output = await dynamo().send(
-    new PutCommand({ TableName: tableName(), Item: encodeTokenValidation(digest, validation), ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY }),
-  );
+  const output = await putItem({ TableName: tableName(), Item: encodeTokenValidation(digest, validation), ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY });
   recordConsumedCapacity(output.ConsumedCapacity, 'write');
 }

@@ -4,9 +4,7 @@
  * (transaction.ts) and the steps of a multi-step change (journal.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo } from './client.js';
+import { isTransactionCanceled, transactWriteItems } from './dynamodb.js';
 import { recordConsumedCapacity, RETURN_CONSUMED_CAPACITY } from './consumed-capacity.js';
 import { ConcurrentUpdate, DependencyUnavailable } from './errors.js';
 import { pauseBeforeRetry, retryPolicy } from './retry.js';
@@ -37,7 +35,7 @@ const isUndecided = (code = 'None'): boolean => code === 'None' || code === 'Tra
  *
  * Every resend carries the first one's ClientRequestToken, so that when the
  * answer to a committed transaction is lost (a reset connection, a timeout;
- * the SDK sends it again itself), DynamoDB answers the resend with that
+ * dynamodb.ts sends it again itself), DynamoDB answers the resend with that
  * success for ten minutes, instead of applying the writes twice or failing
  * them on conditions the first application changed. A cancellation that
  * decided nothing is therefore sent again unchanged, after the retry
@@ -55,10 +53,10 @@ export async function sendTransaction(actions: WriteAction[]): Promise<void> {
   for (let retry = 0; ; retry++) {
     let throttled = false;
     try {
-      recordConsumedCapacity((await dynamo().send(new TransactWriteCommand(input))).ConsumedCapacity, 'write');
+      recordConsumedCapacity((await transactWriteItems(input)).ConsumedCapacity, 'write');
       return;
     } catch (error) {
-      if (error instanceof TransactionCanceledException) {
+      if (isTransactionCanceled(error)) {
         const codes = (error.CancellationReasons ?? []).map((reason) => reason.Code);
         if (!codes.every(isUndecided)) throw error;
         throttled = codes.some((code) => THROTTLED_REASONS.has(code ?? ''));

@@ -8,11 +8,11 @@
  * concurrent transaction, or an item another change holds) is a
  * ConcurrentUpdate, which is retried.
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { commitInSteps, guarded, rawFenceOf, settleFence, targetOf } from './journal.js';
 import { pauseBeforeRetry, retryPolicy } from './retry.js';
 import { isItemTooLargeReason, isTooLargeForOneTransaction, MAX_TRANSACTION_ITEMS, sendTransaction } from './transact.js';
 import { ConcurrentUpdate } from './errors.js';
+import { isTransactionCanceled } from './dynamodb.js';
 import type { Write } from './write.js';
 import { ItemTooLarge } from './items/fields.js';
 
@@ -27,7 +27,7 @@ export async function commitInOneTransaction(writes: Write[]): Promise<void> {
   try {
     await sendTransaction(writes.map((write) => guarded(write.item)));
   } catch (error) {
-    if (!(error instanceof TransactionCanceledException)) throw error;
+    if (!isTransactionCanceled(error)) throw error;
     const reasons = error.CancellationReasons ?? [];
     const failed = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
     if (failed >= 0) {

@@ -3,7 +3,7 @@
  * storage format against the formats this release knows, the multi-step
  * changes still in flight, and the operator's finalize.
  */
-import { formatClient } from './client.js';
+import { formatRecordRequests } from './dynamodb.js';
 import { unfinishedChanges } from './journal.js';
 import { finalizeStorageFormat, KNOWN_FORMATS, NEWEST_FORMAT, recordNewTableFormat, storageFormatRecord } from './storage-format.js';
 import type { StorageFormatRecord } from './items/storage-format.js';
@@ -17,12 +17,12 @@ export interface StorageStatus {
 }
 
 export async function storageStatus(): Promise<StorageStatus> {
-  const [table, changes] = await Promise.all([storageFormatRecord(formatClient()), unfinishedChanges()]);
+  const [table, changes] = await Promise.all([storageFormatRecord(formatRecordRequests), unfinishedChanges()]);
   return { table, known: KNOWN_FORMATS, newest: NEWEST_FORMAT, changesInFlight: changes.pending + changes.committed + changes.aborted };
 }
 
 /** Moves the table to this release's newest format; false when the table is not at the format just before it. */
-export const finalizeNewestFormat = (): Promise<boolean> => finalizeStorageFormat(formatClient(), NEWEST_FORMAT);
+export const finalizeNewestFormat = (): Promise<boolean> => finalizeStorageFormat(formatRecordRequests, NEWEST_FORMAT);
 
 /** A table this release creates starts at its newest format (the local runtime's table, the stack's first deploy). */
-export const recordFormatOfNewTable = (): Promise<void> => recordNewTableFormat(formatClient());
+export const recordFormatOfNewTable = (): Promise<void> => recordNewTableFormat(formatRecordRequests);

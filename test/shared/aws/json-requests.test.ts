@@ -3,7 +3,7 @@
  * against a loopback stand-in that keeps each request as it arrived: signed
  * as AWS would check it (test/support/sigv4.ts, an implementation of our
  * own), a failed answer named and retried as the SDK would, and the caller's
- * signal ending the whole of it. DynamoDB's reads through it are tested in
+ * signal ending the whole of it. DynamoDB's requests through it are tested in
  * test/shared/storage/direct-reads*.test.ts.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -91,6 +91,35 @@ describe('a request sent by hand to an AWS JSON service', () => {
       $fault: 'client',
       $metadata: { httpStatusCode: 400 },
     });
+    expect(received).toHaveLength(1);
+  });
+
+  it("keeps the members of a failed answer's body on the error, as the SDK's errors have them, read by the service's parser", async () => {
+    const reasons = [{ Code: 'None' }, { Code: 'ConditionalCheckFailed', Message: 'The conditional request failed', Item: { pk: { S: 'a' } } }];
+    answers = [
+      reply(400, { __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException', Message: 'Transaction cancelled', CancellationReasons: reasons }),
+    ];
+    const parsed: string[] = [];
+    const service = new JsonService({
+      signingName: 'dynamodb',
+      targetPrefix: 'DynamoDB_20120810',
+      jsonVersion: '1.0',
+      locate: async () => ({ url, region: 'eu-west-1', credentials: { accessKeyId: 'AKIDSTANDIN', secretAccessKey: SECRET } }),
+      maxAttempts: () => 3,
+      attemptTimeoutMs: () => 5_000,
+      parseJson: (text) => (parsed.push(text), JSON.parse(text)),
+    });
+    const cancelled = await service.send('TransactWriteItems', '{}').catch((error: unknown) => error);
+    expect(cancelled).toBeInstanceOf(Error);
+    expect(cancelled).toMatchObject({
+      name: 'TransactionCanceledException',
+      message: 'Transaction cancelled',
+      Message: 'Transaction cancelled',
+      CancellationReasons: reasons,
+      $fault: 'client',
+      $metadata: { httpStatusCode: 400 },
+    });
+    expect(parsed).toHaveLength(1);
     expect(received).toHaveLength(1);
   });
 

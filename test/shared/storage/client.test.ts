@@ -111,7 +111,7 @@ describe('a claim whose commit landed but whose answer was lost', () => {
       });
       const before = faults().injected();
 
-      // The commit lands and its connection is cut (the SDK sends it again, same token); that resend is cancelled.
+      // The commit lands and its connection is cut (it is sent again, same token); that resend is cancelled.
       const faulted = faults().faultsInTurn(isTransaction, ['lostCommit', second]);
       expect((await api().put(`/allocations/${consumer}`, claim(2, null))).status).toBe(204);
       await faulted;

@@ -16,7 +16,7 @@ import type { Write } from '../../../shared/storage/write.js';
 import { isApply } from '../../support/journal-requests.js';
 import { useServiceBehindFaultProxy } from '../../support/fault-proxy-service.js';
 
-// Attempts of 10 s: a request the proxy holds ends with the SDK's timeout and is sent again (and held again); a
+// Attempts of 10 s: a request the proxy holds ends with its attempt's timeout and is sent again (and held again); a
 // loaded machine's DynamoDB Local answers well within it.
 const { proxy } = useServiceBehindFaultProxy({ seed: 31 }, { PLACEMENT_DYNAMODB_TIMEOUT_MS: '10000' });
 
@@ -33,7 +33,7 @@ function newItems(count: number) {
   return { keys, writes };
 }
 
-/** Holds every request that matches until stopped (the SDK's attempts time out and are held again). */
+/** Holds every request that matches until stopped (the attempts time out and are held again). */
 function holdEvery(matches: (operation: string, request: Record<string, any>) => boolean): () => void {
   let holding = true;
   void (async () => {
