@@ -3,13 +3,10 @@
  * server errors, successful claims and 409 conflicts, per route.
  *
  * Each instance aggregates its requests per route and writes one CloudWatch
- * embedded-metric-format (EMF) record per route (namespace Placement,
- * dimensions Stage and Route) after every FLUSH_EVERY_REQUESTS
+ * embedded-metric-format (EMF) record per route (Powertools Metrics; namespace
+ * Placement, dimensions Stage and Route) after every FLUSH_EVERY_REQUESTS
  * requests of the route, or at the first request after FLUSH_AFTER_MS since
- * the route's oldest unwritten one. The record is written here, as the
- * capacity function writes its own (functions/capacity-metrics.ts): the
- * aggregate is all there is to it, and Powertools Metrics, which wrote it
- * before, added 10 KB to every bundle. Every request pays for the log bytes it
+ * the route's oldest unwritten one. Every request pays for the log bytes it
  * causes (CloudWatch Logs ingestion): a record per request cost about 360
  * bytes, an aggregate of 100 about 14 a request (`npm run log-report`). The
  * record carries each request's latency (CloudWatch computes percentiles
@@ -30,6 +27,7 @@
  * scopes them), so they stay right under the local server's concurrency;
  * the aggregates are off outside Lambda unless PLACEMENT_METRICS asks for them.
  */
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { config } from '../../config.js';
 import { takeConsumedCapacity, takeRequests } from '../../storage/consumed-capacity.js';
 import { routeKey } from '../routes.js';
@@ -60,17 +58,16 @@ interface Aggregate {
   sums: Record<Summed, number>;
 }
 
-export type MetricsWriter = (line: string) => void;
-
-const toStdout: MetricsWriter = (line) => {
-  process.stdout.write(`${line}\n`);
-};
-
 /** One instance's unwritten requests, per route. */
 export class RouteAggregates {
   private readonly byRoute = new Map<string, Aggregate>();
+  private readonly metrics: Metrics;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(private readonly now: () => number = Date.now) {
+    this.metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: 'placement' });
+    // Powertools adds a `service` dimension of its own: the stack's alarms and dashboard know Stage and Route only.
+    this.metrics.clearDefaultDimensions();
+  }
 
   add(route: string, sample: RequestSample): void {
     const now = this.now();
@@ -92,22 +89,16 @@ export class RouteAggregates {
     for (const [route, aggregate] of this.byRoute) this.write(route, aggregate);
   }
 
-  /** The route's record: the sums that are not 0, then the latencies (at most FLUSH_EVERY_REQUESTS, EMF's 100 values a metric). */
   private write(route: string, aggregate: Aggregate): void {
     this.byRoute.delete(route);
-    // Sums of fractional units: two decimals are DynamoDB's own resolution (0.5 units), with room for averages.
-    const sums = SUMMED.filter((name) => aggregate.sums[name] > 0).map((name) => [name, Math.round(aggregate.sums[name] * 100) / 100] as const);
-    const declared = [...sums.map(([Name]) => ({ Name, Unit: 'Count' })), { Name: 'Latency', Unit: 'Milliseconds' }];
-    const { latencies } = aggregate;
-    toStdout(
-      JSON.stringify({
-        _aws: { Timestamp: Date.now(), CloudWatchMetrics: [{ Namespace: METRICS_NAMESPACE, Dimensions: [REQUEST_METRIC_DIMENSIONS], Metrics: declared }] },
-        Stage: config.stage,
-        Route: route,
-        ...Object.fromEntries(sums),
-        Latency: latencies.length === 1 ? latencies[0] : latencies,
-      }),
-    );
+    this.metrics.addDimension('Stage', config.stage).addDimension('Route', route);
+    for (const name of SUMMED) {
+      // Sums of fractional units: two decimals are DynamoDB's own resolution (0.5 units), with room for averages.
+      if (aggregate.sums[name] > 0) this.metrics.addMetric(name, MetricUnit.Count, Math.round(aggregate.sums[name] * 100) / 100);
+    }
+    // Powertools writes the record by itself when a metric reaches 100 values: the 100th latency of a full aggregate.
+    for (const latency of aggregate.latencies) this.metrics.addMetric('Latency', MetricUnit.Milliseconds, latency);
+    if (this.metrics.hasStoredMetrics()) this.metrics.publishStoredMetrics();
   }
 }
 
@@ -136,6 +127,12 @@ export function parseRequestRecord(line: string): RequestRecord | undefined {
   if (!line.startsWith(`{"record":"${REQUEST_RECORD}"`)) return undefined;
   return JSON.parse(line) as RequestRecord;
 }
+
+export type MetricsWriter = (line: string) => void;
+
+const toStdout: MetricsWriter = (line) => {
+  process.stdout.write(`${line}\n`);
+};
 
 function observe(request: LambdaRequest, latencyMs: number, aggregates: RouteAggregates, write: MetricsWriter): void {
   const placement = request.context.placement;
