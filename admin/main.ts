@@ -10,6 +10,7 @@ import { capacity } from './commands/capacity.js';
 import { exitOnceWritten } from './exit.js';
 import { explain } from './commands/explain.js';
 import { exportRegion } from './commands/export.js';
+import { health } from './commands/health.js';
 import { history, usage } from './commands/history.js';
 import { importRegion } from './commands/import.js';
 import { migrate } from './commands/migrate.js';
@@ -17,7 +18,7 @@ import { upgradeCheck, upgradeFinalize } from './commands/upgrade.js';
 import { verify } from './commands/verify.js';
 
 const PROGRAM = 'placement-admin';
-const COMMANDS: Command[] = [migrate, exportRegion, importRegion, verify, capacity, upgradeCheck, upgradeFinalize, explain, history, usage];
+const COMMANDS: Command[] = [migrate, exportRegion, importRegion, verify, capacity, upgradeCheck, upgradeFinalize, explain, history, usage, health];
 
 function overview(): string {
   const width = Math.max(...COMMANDS.map(({ name }) => name.length));

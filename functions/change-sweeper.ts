@@ -7,13 +7,35 @@
  * counts that provider changes moved outside their commits
  * (shared/storage/count-changes.ts). Requests finish what they meet
  * themselves; this covers what nobody reads.
+ *
+ * At every run it then says how it is doing: how long the oldest of what is
+ * left has waited for it (a metric, SweeperBacklogSeconds, which an alarm
+ * watches), and a heartbeat through the change stream, by which the history
+ * tells how far behind it reads (GET /health; docs/operators/observability.md).
  */
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { config } from '../shared/config.js';
 import { logger } from '../shared/http/logger.js';
+import { METRICS_NAMESPACE } from '../shared/http/middleware/metrics.js';
+import { longestWait, sweeperBacklog } from '../shared/storage/backlog.js';
+import { writeHistoryHeartbeat } from '../shared/storage/history.js';
 import { sweepChanges } from '../shared/storage/journal.js';
 import { sweepEntryCleanups } from '../shared/storage/providers.js';
 import { sweepCountChanges } from '../shared/storage/count-changes.js';
 
-export const handler = async (): Promise<{ finished: number; entryCleanups: number; countChanges: number }> => {
+/** The sweeper's own metric (namespace Placement): how long, in seconds, the oldest of what it finishes has waited for it. */
+export const SWEEPER_BACKLOG_METRIC = 'SweeperBacklogSeconds';
+export const SWEEPER_METRIC_DIMENSIONS = ['Stage'] as const;
+
+export interface Sweep {
+  finished: number;
+  entryCleanups: number;
+  countChanges: number;
+  /** How long the oldest of what is left waited for the sweeper, at the end of the run. */
+  backlogSeconds: number;
+}
+
+export const handler = async (): Promise<Sweep> => {
   const finished = await sweepChanges();
   if (finished > 0) logger.warn('finished changes whose writers had died', { finished });
   const entryCleanups = await sweepEntryCleanups();
@@ -22,5 +44,17 @@ export const handler = async (): Promise<{ finished: number; entryCleanups: numb
   const countChanges = await sweepCountChanges();
   // Provider changes leave the counts they lower to this sweep by design: information, not a warning.
   if (countChanges > 0) logger.info('finished use-count changes', { countChanges });
-  return { finished, entryCleanups, countChanges };
+
+  const backlogSeconds = longestWait(await sweeperBacklog(), Date.now()) / 1000;
+  await writeHistoryHeartbeat({ at: new Date().toISOString(), release: config.release });
+  // Locally (npm start) the sweeps are not Lambda's: their metric would only fill the log.
+  if (config.inLambda) {
+    const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: 'placement' });
+    // Powertools adds a `service` dimension of its own: the alarm knows Stage only.
+    metrics.clearDefaultDimensions();
+    metrics.addDimension(SWEEPER_METRIC_DIMENSIONS[0], config.stage);
+    metrics.addMetric(SWEEPER_BACKLOG_METRIC, MetricUnit.Seconds, backlogSeconds);
+    metrics.publishStoredMetrics();
+  }
+  return { finished, entryCleanups, countChanges, backlogSeconds };
 };

@@ -8,6 +8,7 @@ import type { HandlerName } from '../shared/http/routes.js';
 import { handler as aggregates } from './aggregates.js';
 import { handler as allocationCandidates } from './allocation-candidates.js';
 import { handler as allocations } from './allocations.js';
+import { handler as health } from './health.js';
 import { handler as history } from './history.js';
 import { handler as inventories } from './inventories.js';
 import { handler as reshaper } from './reshaper.js';
@@ -31,4 +32,5 @@ export const handlers: Record<HandlerName, PlacementHandler> = {
   reshaper,
   upgrade,
   history,
+  health,
 };

@@ -110,29 +110,37 @@ export class PlacementStack extends Stack {
         ? this.functionUrlFrontDoor(table, common, policy, secret, logging)
         : this.httpApiFrontDoor(name, table, common, policy, secret, logging);
 
-    this.seedStandardCatalogs(table, settings);
-    new ChangeSweeper(this, 'ChangeSweeper', { table, stage: settings.stage, ...logging });
-    new AllocationHistory(this, 'AllocationHistory', { table, stage: settings.stage, retentionDays: settings.historyRetentionDays, ...logging });
-
+    const { email: alarmEmail, ...thresholds } = settings.alarms;
     const observability = new Observability(this, 'Observability', {
       name,
       stage: settings.stage,
       frontDoor: door.metrics,
       table,
+      tableCapacity: settings.tableCapacity,
       functions: door.functions,
-      serverErrorPercent: settings.alarms.serverErrorPercent,
-      p99LatencyMs: settings.alarms.p99LatencyMs,
-      alarmEmail: settings.alarms.email,
+      thresholds,
+      alarmEmail,
     });
 
+    // What works in the background, each watched (docs/operators/observability.md, "Runbook").
+    observability.watchBackgroundFunction('catalog-seeder', this.seedStandardCatalogs(table, settings));
+    observability.watchBackgroundFunction('change-sweeper', new ChangeSweeper(this, 'ChangeSweeper', { table, stage: settings.stage, ...logging }).function);
+    const history = new AllocationHistory(this, 'AllocationHistory', {
+      table,
+      stage: settings.stage,
+      retentionDays: settings.historyRetentionDays,
+      ...logging,
+    });
+    observability.watchHistory(history.function);
     if (settings.capacityMetrics.enabled) {
-      new CapacityMetrics(this, 'Capacity', {
+      const capacity = new CapacityMetrics(this, 'Capacity', {
         table,
         stage: settings.stage,
         everyMinutes: settings.capacityMetrics.everyMinutes,
         dashboard: observability.dashboard,
         ...logging,
       });
+      observability.watchBackgroundFunction('capacity-metrics', capacity.function);
     }
 
     new CfnOutput(this, 'ApiUrl', { value: door.endpoint, description: 'Placement endpoint: [placement] endpoint_override in nova.conf' });
@@ -197,7 +205,7 @@ export class PlacementStack extends Stack {
    * A new table has no standard resource classes or traits; a custom resource
    * writes them at deploy time, again whenever the shipped catalogs change.
    */
-  private seedStandardCatalogs(table: PlacementTable['table'], settings: PlacementSettings): void {
+  private seedStandardCatalogs(table: PlacementTable['table'], settings: PlacementSettings): PlacementFunction {
     const seeder = new PlacementFunction(this, 'CatalogSeeder', {
       entry: CATALOG_SEEDER_ENTRY,
       description: 'Placement catalog seeder: writes the standard resource classes and traits into the table',
@@ -220,5 +228,6 @@ export class PlacementStack extends Stack {
       .digest('hex')
       .slice(0, 16);
     new CustomResource(this, 'StandardCatalogs', { serviceToken: provider.serviceToken, properties: { catalogs } });
+    return seeder;
   }
 }

@@ -77,11 +77,26 @@ export interface PlacementSettings {
   /** API Gateway's access log (`-c accessLog=true`): off by default, about 220 bytes a request (`npm run log-report`). */
   accessLog: boolean;
   systemLogLevel: SystemLogLevel;
-  alarms: { serverErrorPercent: number; p99LatencyMs: number; email?: string };
+  alarms: AlarmThresholds & { email?: string };
   /** The scheduled capacity function (infra/constructs/capacity.ts); off: no function, schedule or widgets. */
   capacityMetrics: { enabled: boolean; everyMinutes: number };
   /** How long the allocation history keeps an event (docs/operators/history.md). */
   historyRetentionDays: number;
+}
+
+/** When the alarms fire (docs/operators/observability.md, "Runbook"): each a context setting. */
+export interface AlarmThresholds {
+  serverErrorPercent: number;
+  p99LatencyMs: number;
+  /** The history function's iterator age: how far behind the change stream it reads (records leave it after 24 hours). */
+  historyBehindMinutes: number;
+  /** How long the oldest unfinished multi-step change, owed count change or entry cleanup has waited for the sweeper. */
+  sweeperBacklogMinutes: number;
+  /** DynamoDB's throttled requests, and its system errors, in 5 minutes. */
+  tableThrottledRequests: number;
+  tableSystemErrors: number;
+  /** A provisioned table's (or index's) consumed capacity as a share of what it has. */
+  tableCapacityPercent: number;
 }
 
 /**
@@ -292,6 +307,13 @@ export function readSettings(node: Node): PlacementSettings {
     alarms: {
       serverErrorPercent: context.number('serverErrorAlarmPercent', 1),
       p99LatencyMs: context.number('p99LatencyAlarmMs', 1000, 1),
+      // Well inside the 24 hours a stream keeps a record: a day's lag loses history for good.
+      historyBehindMinutes: context.number('historyBehindAlarmMinutes', 5, 1, 720),
+      // The sweeper runs every minute and finishes what waits for it at once: a quarter of an hour is several failed sweeps.
+      sweeperBacklogMinutes: context.number('sweeperBacklogAlarmMinutes', 15, 2),
+      tableThrottledRequests: context.number('tableThrottleAlarmCount', 10, 0),
+      tableSystemErrors: context.number('tableSystemErrorAlarmCount', 0, 0),
+      tableCapacityPercent: context.number('tableCapacityAlarmPercent', 90, 1, 100),
       email: context.string('alarmEmail'),
     },
     capacityMetrics: {

@@ -31,6 +31,7 @@ const TABLE_ACCESS: Record<HandlerName, 'none' | 'read' | 'readWrite'> = {
   reshaper: 'readWrite',
   upgrade: 'readWrite',
   history: 'read',
+  health: 'read',
 };
 
 export interface PlacementFunctionProps {

@@ -4,17 +4,37 @@
  * our code (a crashed or timed out function); claims, conflicts, DynamoDB
  * units per request and the handlers' latency by route come from the
  * handlers' metric aggregates (shared/http/middleware/metrics.ts: dimensions
- * Stage and Route), summed over the routes with SEARCH.
+ * Stage and Route), summed over the routes with SEARCH. What works in the
+ * background is watched too: each function outside the front door's errors,
+ * the history's lag behind the change stream, the sweeper's backlog (its own
+ * metric, functions/change-sweeper.ts), DynamoDB's throttles, system errors
+ * and, provisioned, its consumed capacity. Every alarm's description names
+ * its runbook entry (docs/operators/observability.md, "Runbook").
  */
 import { Duration } from 'aws-cdk-lib';
-import { Alarm, AlarmStatusWidget, ComparisonOperator, Dashboard, GraphWidget, MathExpression, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import {
+  Alarm,
+  AlarmStatusWidget,
+  ComparisonOperator,
+  Dashboard,
+  GraphWidget,
+  MathExpression,
+  Metric,
+  TreatMissingData,
+  type AlarmProps,
+  type IMetric,
+} from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Operation, type ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
+import { SWEEPER_BACKLOG_METRIC, SWEEPER_METRIC_DIMENSIONS } from '../../functions/change-sweeper.js';
 import { METRICS_NAMESPACE, REQUEST_METRIC_DIMENSIONS, type RequestMetric } from '../../shared/http/middleware/metrics.js';
+import { SECONDARY_INDEXES } from '../../shared/storage/table-definition.js';
+import type { AlarmThresholds } from '../settings.js';
+import type { TableCapacity } from '../table-capacity.js';
 import type { FrontDoorMetrics } from './front-door-metrics.js';
 
 export interface ObservabilityProps {
@@ -22,29 +42,48 @@ export interface ObservabilityProps {
   stage: string;
   frontDoor: FrontDoorMetrics;
   table: ITable;
-  /** Every function by a short label: the handlers and the authorizer. */
+  tableCapacity: TableCapacity;
+  /** Every function the front door calls, by a short label: the handlers and the authorizer (or the router). */
   functions: Record<string, IFunction>;
-  serverErrorPercent: number;
-  p99LatencyMs: number;
+  thresholds: AlarmThresholds;
   alarmEmail?: string;
 }
 
 const PERIOD = Duration.minutes(5);
 /** Below this many requests in a period one failure is not a rate worth waking anyone for. */
 const MIN_REQUESTS_FOR_ERROR_RATE = 20;
+/** Where an alarm's runbook entry is: the page, and each entry's anchor. */
+export const RUNBOOK = 'docs/operators/observability.md';
+/** The operations the service sends to DynamoDB, whose throttles and system errors the table's metrics count per operation. */
+const TABLE_OPERATIONS = [
+  Operation.GET_ITEM,
+  Operation.BATCH_GET_ITEM,
+  Operation.QUERY,
+  Operation.PUT_ITEM,
+  Operation.UPDATE_ITEM,
+  Operation.DELETE_ITEM,
+  Operation.BATCH_WRITE_ITEM,
+  Operation.TRANSACT_WRITE_ITEMS,
+];
 
 export class Observability extends Construct {
   readonly alarmTopic: Topic;
   readonly alarms: Alarm[] = [];
   /** The stack's dashboard; other constructs add their widgets to it. */
   readonly dashboard: Dashboard;
+  private readonly action: SnsAction;
 
-  constructor(scope: Construct, id: string, props: ObservabilityProps) {
+  constructor(
+    scope: Construct,
+    id: string,
+    private readonly props: ObservabilityProps,
+  ) {
     super(scope, id);
     // Publishers (CloudWatch alarms) must use TLS.
     this.alarmTopic = new Topic(this, 'Alarms', { displayName: `${props.name} alarms`, enforceSSL: true });
     if (props.alarmEmail) this.alarmTopic.addSubscription(new EmailSubscription(props.alarmEmail));
-    const action = new SnsAction(this.alarmTopic);
+    this.action = new SnsAction(this.alarmTopic);
+    const { thresholds } = props;
 
     const serverErrorRate = new MathExpression({
       label: '5xx %',
@@ -57,40 +96,46 @@ export class Observability extends Construct {
     });
     const p99Latency = props.frontDoor.latency(PERIOD, 'p99');
 
-    this.alarms.push(
-      new Alarm(this, 'ServerErrorRate', {
-        alarmDescription: `More than ${props.serverErrorPercent}% of requests answered 5xx (the ${props.frontDoor.name}'s count, including function crashes and timeouts).`,
-        metric: serverErrorRate,
-        threshold: props.serverErrorPercent,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 3,
-        datapointsToAlarm: 2,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      }),
-      new Alarm(this, 'P99Latency', {
-        alarmDescription: `p99 latency above ${props.p99LatencyMs} ms, authorizer and cold starts included.`,
-        metric: p99Latency,
-        threshold: props.p99LatencyMs,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 3,
-        datapointsToAlarm: 3,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      }),
-    );
+    this.alarm('ServerErrorRate', 'the-5xx-rate', {
+      alarmDescription: `More than ${thresholds.serverErrorPercent}% of requests answered 5xx (the ${props.frontDoor.name}'s count, including function crashes and timeouts).`,
+      metric: serverErrorRate,
+      threshold: thresholds.serverErrorPercent,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+    });
+    this.alarm('P99Latency', 'the-p99-latency', {
+      alarmDescription: `p99 latency above ${thresholds.p99LatencyMs} ms, authorizer and cold starts included.`,
+      metric: p99Latency,
+      threshold: thresholds.p99LatencyMs,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 3,
+    });
     // One alarm per function: an alarm's metric math may combine at most 10 metrics, and the alarm then names the function.
     for (const [label, fn] of Object.entries(props.functions)) {
-      this.alarms.push(
-        new Alarm(this, `Throttles-${label}`, {
-          alarmDescription: `Lambda throttled ${label}: reserved or account concurrency exhausted.`,
-          metric: fn.metricThrottles({ period: PERIOD, statistic: 'Sum' }),
-          threshold: 0,
-          comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-          evaluationPeriods: 1,
-          treatMissingData: TreatMissingData.NOT_BREACHING,
-        }),
-      );
+      this.alarm(`Throttles-${label}`, 'a-function-throttled', {
+        alarmDescription: `Lambda throttled ${label}: reserved or account concurrency exhausted.`,
+        metric: fn.metricThrottles({ period: PERIOD, statistic: 'Sum' }),
+        threshold: 0,
+        evaluationPeriods: 1,
+      });
     }
-    for (const alarm of this.alarms) alarm.addAlarmAction(action);
+    this.watchTable();
+    this.alarm('SweeperBacklog', 'the-sweepers-backlog', {
+      alarmDescription:
+        `The oldest unfinished multi-step change, owed count change or entry cleanup has waited more than ${thresholds.sweeperBacklogMinutes} minutes ` +
+        'for the change sweeper (or the sweeper has not said for 15 minutes).',
+      metric: new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: SWEEPER_BACKLOG_METRIC,
+        dimensionsMap: { [SWEEPER_METRIC_DIMENSIONS[0]]: props.stage },
+        period: PERIOD,
+        statistic: 'Maximum',
+      }),
+      threshold: thresholds.sweeperBacklogMinutes * 60,
+      evaluationPeriods: 3,
+      // The sweeper publishes at every run, every minute: silence means it does not run.
+      treatMissingData: TreatMissingData.BREACHING,
+    });
 
     // The aggregates' metrics of every route of this stage.
     const search = (metricName: RequestMetric, statistic: string) =>
@@ -117,7 +162,7 @@ export class Observability extends Construct {
           new GraphWidget({
             title: `Latency (${props.frontDoor.name}, ms)`,
             left: [props.frontDoor.latency(PERIOD, 'p50').with({ label: 'p50' }), p99Latency.with({ label: 'p99' })],
-            leftAnnotations: [{ value: props.p99LatencyMs, label: 'p99 alarm' }],
+            leftAnnotations: [{ value: thresholds.p99LatencyMs, label: 'p99 alarm' }],
             width: 8,
           }),
           new GraphWidget({ title: '5xx rate (%)', left: [serverErrorRate], width: 8 }),
@@ -154,5 +199,79 @@ export class Observability extends Construct {
         [new AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24 })],
       ],
     });
+  }
+
+  /** A function outside the front door (scheduled, fed by the stream, run at deploy): its errors, in two of three periods. */
+  watchBackgroundFunction(label: string, fn: IFunction): void {
+    this.alarm(`Errors-${label}`, 'a-background-function-failing', {
+      alarmDescription: `The ${label} function failed in two of the last three 5-minute periods.`,
+      metric: fn.metricErrors({ period: PERIOD, statistic: 'Sum' }),
+      threshold: 0,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+    });
+  }
+
+  /** The history function: how far behind the change stream it reads (its iterator age), besides its errors. */
+  watchHistory(fn: IFunction): void {
+    this.watchBackgroundFunction('history', fn);
+    const minutes = this.props.thresholds.historyBehindMinutes;
+    this.alarm('HistoryBehind', 'the-history-falling-behind', {
+      alarmDescription: `The allocation history reads the change stream more than ${minutes} minutes behind; records leave the stream after 24 hours.`,
+      metric: fn.metric('IteratorAge', { period: PERIOD, statistic: 'Maximum' }),
+      threshold: minutes * 60_000,
+      evaluationPeriods: 1,
+    });
+  }
+
+  /** DynamoDB's throttles and system errors, and a provisioned table's (and index's) consumed capacity near what it has. */
+  private watchTable(): void {
+    const { table, thresholds, tableCapacity } = this.props;
+    const window = { period: PERIOD, statistic: 'Sum' };
+    this.alarm('TableThrottles', 'dynamodb-throttling', {
+      alarmDescription: `DynamoDB throttled more than ${thresholds.tableThrottledRequests} requests in 5 minutes, in two of the last three periods.`,
+      metric: table.metricThrottledRequestsForOperations({ operations: TABLE_OPERATIONS, ...window }),
+      threshold: thresholds.tableThrottledRequests,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+    });
+    this.alarm('TableSystemErrors', 'dynamodb-system-errors', {
+      alarmDescription: `DynamoDB answered more than ${thresholds.tableSystemErrors} requests with a system error (5xx) in 5 minutes, in two of the last three periods.`,
+      metric: table.metricSystemErrorsForOperations({ operations: TABLE_OPERATIONS, ...window }),
+      threshold: thresholds.tableSystemErrors,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+    });
+    if (tableCapacity.mode !== 'provisioned') return;
+    for (const index of [undefined, ...SECONDARY_INDEXES.map((secondary) => secondary.name)]) {
+      for (const kind of ['Read', 'Write'] as const) {
+        const dimensionsMap = { TableName: table.tableName, ...(index === undefined ? {} : { GlobalSecondaryIndexName: index }) };
+        const metric = (name: string, statistic: string) =>
+          new Metric({ namespace: 'AWS/DynamoDB', metricName: name, dimensionsMap, period: PERIOD, statistic });
+        this.alarm(`${kind}Capacity-${index ?? 'table'}`, 'a-provisioned-table-near-its-capacity', {
+          alarmDescription: `The ${index === undefined ? 'table' : `index ${index}`} consumed more than ${thresholds.tableCapacityPercent}% of its provisioned ${kind.toLowerCase()} capacity for 15 minutes.`,
+          metric: new MathExpression({
+            label: `${kind.toLowerCase()} capacity used, %`,
+            expression: `100 * consumed / (provisioned * ${PERIOD.toSeconds()})`,
+            usingMetrics: { consumed: metric(`Consumed${kind}CapacityUnits`, 'Sum'), provisioned: metric(`Provisioned${kind}CapacityUnits`, 'Average') },
+            period: PERIOD,
+          }),
+          threshold: thresholds.tableCapacityPercent,
+          evaluationPeriods: 3,
+        });
+      }
+    }
+  }
+
+  /** An alarm on the topic whose description ends with its runbook entry; above the threshold unless said, missing data not breaching. */
+  private alarm(id: string, runbookAnchor: string, props: Omit<AlarmProps, 'metric'> & { metric: IMetric }): void {
+    const alarm = new Alarm(this, id, {
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+      ...props,
+      alarmDescription: `${props.alarmDescription} Runbook: ${RUNBOOK}#${runbookAnchor}`,
+    });
+    alarm.addAlarmAction(this.action);
+    this.alarms.push(alarm);
   }
 }

@@ -17,7 +17,8 @@ export type HandlerName =
   | 'allocation-candidates'
   | 'reshaper'
   | 'upgrade'
-  | 'history';
+  | 'history'
+  | 'health';
 
 export type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';
 
@@ -149,6 +150,9 @@ const ROUTE_TABLE = [
     upstream: false,
   },
   { method: 'GET', path: '/history/usages', handler: 'history', since: '1.0', policy: 'placement:history:usages', upstream: false },
+
+  // This service's own: what works in the background, for operators without CloudWatch (docs/operators/observability.md).
+  { method: 'GET', path: '/health', handler: 'health', since: '1.0', policy: 'placement:health:show', upstream: false },
 ] as const satisfies readonly Route[];
 
 export const ROUTES: readonly Route[] = ROUTE_TABLE;

@@ -196,7 +196,7 @@ async function lowerCounts(change: CountChange): Promise<void> {
 }
 
 /** The count changes not finished yet, strongly consistently. */
-async function openCountChanges(): Promise<CountChange[]> {
+export async function openCountChanges(): Promise<CountChange[]> {
   const items = await queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': COUNT_CHANGES_PK }, ConsistentRead: true });
   return items.map(decodeCountChange);
 }

@@ -33,6 +33,7 @@ import {
 } from './items/allocation-event.js';
 import { decodeStreamCheckpoint, encodeStreamCheckpoint, streamCheckpointKey, type StreamCheckpoint } from './items/stream-checkpoint.js';
 import { decodeHistoryPosition, encodeHistoryPosition, historyPositionKey, type HistoryPosition } from './items/history-position.js';
+import { decodeHistoryHeartbeat, encodeHistoryHeartbeat, historyHeartbeatKey, isHistoryHeartbeat, type HistoryHeartbeat } from './items/history-heartbeat.js';
 
 /** What the history reads of a change stream record: Lambda's event and DynamoDB Streams' GetRecords give the same. */
 export interface ChangeRecord {
@@ -49,6 +50,12 @@ export interface ChangeRecord {
 function consumerImage(raw: Record<string, unknown> | undefined): Item | undefined {
   const item = raw === undefined ? undefined : unmarshall(raw as Record<string, AttributeValue>);
   return item?.[TYPE_ATTRIBUTE] === CONSUMER_TYPE ? item : undefined;
+}
+
+/** The sweeper's heartbeat of a record's new image (items/history-heartbeat.ts); undefined for anything else. */
+function heartbeatImage(raw: Record<string, unknown> | undefined): HistoryHeartbeat | undefined {
+  const item = raw === undefined ? undefined : unmarshall(raw as Record<string, AttributeValue>);
+  return isHistoryHeartbeat(item) ? decodeHistoryHeartbeat(item!) : undefined;
 }
 
 /** When the commit was and which request made it (see the module's comment). */
@@ -76,10 +83,15 @@ const expiresAt = (at: string): number => Math.ceil(Date.parse(at) / 1000) + con
 export async function recordAllocationEvents(records: readonly ChangeRecord[]): Promise<number> {
   const items: Item[] = [];
   let events = 0;
-  /** The newest commit time among the consumer records (ISO 8601 strings in UTC sort as times). */
+  /** The newest commit time among the consumer records and heartbeats (ISO 8601 strings in UTC sort as times). */
   let newest = '';
   for (const { dynamodb: change } of records) {
     if (change === undefined) continue;
+    const heartbeat = heartbeatImage(change.NewImage);
+    if (heartbeat !== undefined) {
+      if (heartbeat.at > newest) newest = heartbeat.at;
+      continue;
+    }
     const beforeItem = consumerImage(change.OldImage);
     const afterItem = consumerImage(change.NewImage);
     if (afterItem === undefined && beforeItem === undefined) continue;
@@ -95,7 +107,7 @@ export async function recordAllocationEvents(records: readonly ChangeRecord[]): 
   }
   await putAll(items);
   if (newest !== '') {
-    const position = { newestChangeRead: newest, readAt: new Date().toISOString() };
+    const position = { newestChangeRead: newest, readAt: new Date().toISOString(), release: config.release };
     const output = await putItem({ TableName: tableName(), Item: encodeHistoryPosition(position), ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY });
     recordConsumedCapacity(output.ConsumedCapacity, 'write');
   }
@@ -147,6 +159,18 @@ export const listProjectEvents = (projectId: string, range: HistoryRange): Promi
 export async function readHistoryPosition(): Promise<HistoryPosition | undefined> {
   const item = await getItem(historyPositionKey, { consistent: false });
   return item === undefined ? undefined : decodeHistoryPosition(item);
+}
+
+/** The sweeper's heartbeat through the stream, at every run: when, and as which release. */
+export async function writeHistoryHeartbeat(heartbeat: HistoryHeartbeat): Promise<void> {
+  const output = await putItem({ TableName: tableName(), Item: encodeHistoryHeartbeat(heartbeat), ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY });
+  recordConsumedCapacity(output.ConsumedCapacity, 'write');
+}
+
+/** The sweeper's last heartbeat; undefined before its first run. */
+export async function readHistoryHeartbeat(): Promise<HistoryHeartbeat | undefined> {
+  const item = await getItem(historyHeartbeatKey, { consistent: false });
+  return item === undefined ? undefined : decodeHistoryHeartbeat(item);
 }
 
 /** Where the local service left off reading a shard of the stream; undefined: nowhere yet. */

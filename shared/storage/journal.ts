@@ -704,10 +704,13 @@ export async function commitInSteps(writes: Write[]): Promise<void> {
   clearTimeout(timer);
 }
 
+/** The multi-step changes not yet finished: in progress, or waiting for whoever finishes a dead writer's. */
+export const openChanges = async (): Promise<ChangeHead[]> => (await queryPartition(CHANGES_PK, UNFINISHED)).map(decodeChangeHead);
+
 /** The multi-step changes not yet finished, by state: what an upgrade check reports before a finalize. */
 export async function unfinishedChanges(): Promise<Record<ChangeState, number>> {
   const counts: Record<ChangeState, number> = { pending: 0, committed: 0, aborted: 0 };
-  for (const head of (await queryPartition(CHANGES_PK, UNFINISHED)).map(decodeChangeHead)) counts[head.state]++;
+  for (const head of await openChanges()) counts[head.state]++;
   return counts;
 }
 
@@ -718,9 +721,8 @@ export async function unfinishedChanges(): Promise<Record<ChangeState, number>> 
  * finished.
  */
 export async function sweepChanges(): Promise<number> {
-  const open = (await queryPartition(CHANGES_PK, UNFINISHED)).map(decodeChangeHead);
   let finished = 0;
-  for (const head of open) {
+  for (const head of await openChanges()) {
     if (head.leaseUntil >= now()) continue;
     if (head.state === 'pending') {
       if (await moveHead(head.id, 'pending', 'aborted', now())) await rollBack(head.id);

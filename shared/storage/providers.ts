@@ -747,12 +747,15 @@ export async function cleanUpEntries(cleanup: Omit<EntryCleanup, 'due'>): Promis
 }
 
 /** Finishes the entry cleanups whose request did not (their `due` passed); returns how many it finished. The sweeper runs it. */
-export async function sweepEntryCleanups(): Promise<number> {
-  const open = (await queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': ENTRY_CLEANUPS_PK }, ConsistentRead: true })).map(
+/** The cleanups of search entries not done yet, strongly consistently. */
+export const openEntryCleanups = async (): Promise<EntryCleanup[]> =>
+  (await queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': ENTRY_CLEANUPS_PK }, ConsistentRead: true })).map(
     decodeEntryCleanup,
   );
+
+export async function sweepEntryCleanups(): Promise<number> {
   let finished = 0;
-  for (const cleanup of open) {
+  for (const cleanup of await openEntryCleanups()) {
     if (cleanup.due < Date.now() && (await cleanUpEntries(cleanup))) finished++;
   }
   return finished;

@@ -9,6 +9,7 @@ import { SECONDARY_INDEXES, TTL_ATTRIBUTE } from '../../shared/storage/table-def
 import { HANDLER_FAMILIES } from '../../infra/settings.js';
 import { provisionedCapacityFor } from '../../infra/table-capacity.js';
 import { REQUEST_METRIC_DIMENSIONS, REQUEST_METRICS, type RequestMetric } from '../../shared/http/middleware/metrics.js';
+import { SWEEPER_BACKLOG_METRIC } from '../../functions/change-sweeper.js';
 import { resources, synth } from '../support/synth.js';
 
 const { stacks, templates } = synth();
@@ -433,7 +434,7 @@ describe('observability and operations', () => {
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
   });
 
-  it("graphs and alarms on metrics that exist: the handlers' records, API Gateway's and Lambda's", () => {
+  it("graphs and alarms on metrics that exist: the handlers' and the sweeper's records, API Gateway's, Lambda's and DynamoDB's", () => {
     const [[, dashboard]] = resources(template, 'AWS::CloudWatch::Dashboard');
     const body = dashboard!.Properties.DashboardBody;
     const text: string = typeof body === 'string' ? body : body['Fn::Join'][1].filter((part: unknown) => typeof part === 'string').join('');
@@ -447,10 +448,13 @@ describe('observability and operations', () => {
     const namespaces = new Set([...text.matchAll(/\["(AWS\/[^"]+)"/g)].map((match) => match[1]));
     expect(namespaces).toEqual(new Set(['AWS/ApiGateway', 'AWS/DynamoDB', 'AWS/Lambda']));
     for (const [, alarm] of resources(template, 'AWS::CloudWatch::Alarm')) {
-      const alarmNamespaces = alarm.Properties.Namespace
-        ? [alarm.Properties.Namespace]
-        : alarm.Properties.Metrics.filter((m: any) => m.MetricStat).map((m: any) => m.MetricStat.Metric.Namespace);
-      for (const namespace of alarmNamespaces) expect(['AWS/ApiGateway', 'AWS/Lambda']).toContain(namespace);
+      const metrics: { Namespace: string; MetricName: string }[] = alarm.Properties.Namespace
+        ? [alarm.Properties]
+        : alarm.Properties.Metrics.filter((m: any) => m.MetricStat).map((m: any) => m.MetricStat.Metric);
+      for (const { Namespace, MetricName } of metrics) {
+        if (Namespace === 'Placement') expect(MetricName).toBe(SWEEPER_BACKLOG_METRIC);
+        else expect(['AWS/ApiGateway', 'AWS/Lambda', 'AWS/DynamoDB']).toContain(Namespace);
+      }
     }
   });
 

@@ -90,7 +90,7 @@ describe('a multi-step change whose writer gave up half way', () => {
 
     // The scheduled sweeper function, as the stack runs it every minute.
     await pause(LEASE_MS);
-    expect(await changeSweeper()).toEqual({ finished: 1, entryCleanups: 0, countChanges: 0 });
+    expect(await changeSweeper()).toEqual({ finished: 1, entryCleanups: 0, countChanges: 0, backlogSeconds: 0 });
     expect(await leftovers()).toEqual({ fenced: 0, openChanges: 0 });
     expect(await reshapeState(placement(), plan)).toBe('there');
   }, 600_000);

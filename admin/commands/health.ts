@@ -1,0 +1,76 @@
+/**
+ * placement-admin health: how what works in the background is doing, from
+ * this service's GET /health (admins only), for an operator without
+ * CloudWatch (docs/operators/observability.md, "Health without
+ * CloudWatch"): the allocation history's position in the change stream and
+ * its lag, the change sweeper's last run and what waits for it, and the
+ * release each part runs.
+ */
+import { command } from '../command-line.js';
+import { connect, expectStatus } from '../endpoint.js';
+
+interface Waiting {
+  count: number;
+  oldest: { id: string; since: string; seconds: number } | null;
+}
+
+export interface Health {
+  release: string;
+  history: {
+    newest_change_read: string | null;
+    read_at: string | null;
+    read_by_release: string | null;
+    newest_change_made: string | null;
+    behind_seconds: number | null;
+  };
+  sweeper: { last_run_at: string | null; release: string | null };
+  waiting_for_sweeper: { changes: Waiting; count_changes: Waiting; entry_cleanups: Waiting };
+}
+
+const WAITING_KINDS = [
+  ['changes', 'unfinished multi-step changes'],
+  ['count_changes', 'owed count changes'],
+  ['entry_cleanups', 'entry cleanups'],
+] as const;
+
+function describe(health: Health): string {
+  const { history, sweeper } = health;
+  const lag = history.behind_seconds === null ? 'not known' : history.behind_seconds === 0 ? 'up to date' : `${history.behind_seconds} s behind`;
+  const lines = [
+    `answered by release ${health.release}`,
+    history.newest_change_read === null
+      ? 'allocation history: has read nothing of the change stream yet'
+      : `allocation history: read changes up to ${history.newest_change_read} (at ${history.read_at}, release ${history.read_by_release ?? 'unknown'}): ${lag}`,
+    sweeper.last_run_at === null ? 'change sweeper: has not run' : `change sweeper: last ran at ${sweeper.last_run_at} (release ${sweeper.release})`,
+  ];
+  for (const [kind, label] of WAITING_KINDS) {
+    const { count, oldest } = health.waiting_for_sweeper[kind];
+    lines.push(
+      oldest === null ? `${label}: none waiting` : `${label}: ${count} waiting, the oldest ${oldest.id} for ${oldest.seconds} s (since ${oldest.since})`,
+    );
+  }
+  return lines.join('\n');
+}
+
+export const health = command({
+  name: 'health',
+  summary: "how the region's background work is doing: the allocation history's lag, the change sweeper and what waits for it",
+  synopsis: '--url URL [--token T] [--json]',
+  description: [
+    "Asks this service's GET /health (admins only by default): how far the allocation history has read the table's change",
+    'stream and how far behind that is, when the change sweeper last ran, the unfinished multi-step changes, owed count',
+    'changes and entry cleanups that wait for it (how many, the oldest and for how long), and the release each part runs.',
+    'The same figures as the alarms of docs/operators/observability.md, without CloudWatch.',
+  ].join('\n'),
+  options: {
+    url: { type: 'string', value: 'URL', help: 'the Placement API (this service)', required: true },
+    token: { type: 'string', value: 'T', help: 'X-Auth-Token (default: noauth2\'s "admin")' },
+    json: { type: 'boolean', help: "print the service's answer as JSON" },
+  },
+  run: async (values) => {
+    const { client } = await connect(values.url!, values.token);
+    const body = expectStatus(await client.get('/health'), [200], 'GET /health').body as Health;
+    console.log(values.json ? JSON.stringify(body) : describe(body));
+    return 0;
+  },
+});
