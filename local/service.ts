@@ -12,6 +12,7 @@ import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.js';
 import { handler as sweeper } from '../functions/change-sweeper.js';
 import { readHistoryStream } from './change-stream.js';
 import { config } from '../shared/config.js';
+import { logger } from '../shared/http/logger.js';
 import { CHECKOUT_RELEASE } from '../shared/release.js';
 
 export interface LocalServiceOptions {
@@ -33,8 +34,9 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   // Operators' policy files are YAML here (in Lambda the stack ships them as JSON, the policyFile context): the reader
   // is handed over before the handlers load, since they read the policy as they load (a broken file stops the start).
   readPolicyFilesWith(parsePolicyFile);
-  // What the stack sets on each function: the release this checkout is (before the handlers' logger reads it).
-  process.env.PLACEMENT_RELEASE ??= CHECKOUT_RELEASE;
+  // What the stack sets on each function: the release this checkout is. The logger may have loaded before it was set.
+  process.env.PLACEMENT_RELEASE ||= CHECKOUT_RELEASE;
+  logger.appendPersistentKeys({ release: config.release });
   const { handlers } = await import('../functions/index.js');
   let database: DynamoDbLocal | undefined;
   if (!process.env.PLACEMENT_DYNAMODB_ENDPOINT) {

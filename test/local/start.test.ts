@@ -3,13 +3,14 @@
  * parser refuses, and `npm start` refusing to run on a broken configuration.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { useLocalService } from '../support/local-service.js';
+import { startServiceProcess } from '../support/service-process.js';
 import { client } from '../../admin/placement-client.js';
 
 let directory: string;
@@ -157,6 +158,29 @@ describe('npm start with a broken configuration', () => {
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(cases[index]![1]);
     });
+  });
+
+  it('logs the release it runs, as the functions in AWS do', async () => {
+    const { version } = JSON.parse(await readFile('package.json', 'utf8')) as { version: string };
+    const service = await startServiceProcess({ environment: { PLACEMENT_RELEASE: '' } });
+    try {
+      // An empty answer logs why (a WARN record).
+      const answer = await client(service.url, { token: 'admin', version: '1.39' })('GET', '/allocation_candidates?resources=VCPU:1');
+      expect(answer.status).toBe(200);
+      const deadline = Date.now() + 30_000;
+      let record: { release?: string } | undefined;
+      while (record === undefined && Date.now() < deadline) {
+        record = service
+          .output()
+          .split('\n')
+          .filter((line) => line.includes('"no allocation candidates"'))
+          .map((line) => JSON.parse(line) as { release?: string })[0];
+        if (record === undefined) await setTimeout(100);
+      }
+      expect(record).toMatchObject({ release: version });
+    } finally {
+      await service.stop();
+    }
   });
 
   it('says in one line what to install on a machine without Java', async () => {

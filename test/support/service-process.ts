@@ -19,6 +19,8 @@ export interface ServiceProcess {
   stop(): Promise<void>;
   /** SIGKILL: the process dies at once, running nothing more, as a Lambda instance or a host can. */
   kill(): Promise<void>;
+  /** What it has written so far, stdout and stderr together. */
+  output(): string;
 }
 
 export interface ServiceProcessOptions {
@@ -57,5 +59,5 @@ export async function startServiceProcess({ dynamoDbEndpoint, environment = {}, 
       child.once('exit', () => resolve());
       child.kill(signal);
     });
-  return { url: `http://127.0.0.1:${port}`, stop: () => ended('SIGTERM'), kill: () => ended('SIGKILL') };
+  return { url: `http://127.0.0.1:${port}`, stop: () => ended('SIGTERM'), kill: () => ended('SIGKILL'), output: () => output };
 }
