@@ -11,6 +11,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { App } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addPlacementStacks } from '../../../infra/placement-app.js';
@@ -37,18 +39,22 @@ const TABLE = {
 };
 
 /** A cloud assembly of one stack: the template's resources, and each function's index.mjs. */
-function assembly(resources: Record<string, unknown>, code: Record<string, string>): string {
+function assembly(resources: Record<string, unknown>, code: Record<string, string>, stackName = 'Test'): string {
   const directory = mkdtempSync(join(tmpdir(), 'assembly-'));
   for (const [id, source] of Object.entries(code)) {
     mkdirSync(join(directory, `asset.${id}`));
     writeFileSync(join(directory, `asset.${id}`, 'index.mjs'), source);
   }
-  writeFileSync(join(directory, 'Test.template.json'), JSON.stringify({ Resources: { Table: TABLE, ...resources } }));
+  writeFileSync(join(directory, `${stackName}.template.json`), JSON.stringify({ Resources: { Table: TABLE, ...resources } }));
   writeFileSync(
     join(directory, 'manifest.json'),
     JSON.stringify({
       artifacts: {
-        Test: { type: 'aws:cloudformation:stack', environment: 'aws://unknown-account/eu-west-1', properties: { templateFile: 'Test.template.json' } },
+        [stackName]: {
+          type: 'aws:cloudformation:stack',
+          environment: 'aws://unknown-account/eu-west-1',
+          properties: { templateFile: `${stackName}.template.json` },
+        },
       },
     }),
   );
@@ -71,6 +77,19 @@ const route = (routeKey: string, integration: string, authorized = false) => ({
 });
 const integration = (fn: string) => ({ Type: 'AWS::ApiGatewayV2::Integration', Properties: { IntegrationUri: { 'Fn::GetAtt': [fn, 'Arn'] } } });
 const reply = (body: string) => `export const handler = async (event, context) => ({ statusCode: 200, body: JSON.stringify(${body}) });`;
+const rule = (expression: string, fn: string) => ({
+  Type: 'AWS::Events::Rule',
+  Properties: { ScheduleExpression: expression, State: 'ENABLED', Targets: [{ Arn: { 'Fn::GetAtt': [fn, 'Arn'] }, Id: 'Target0' }] },
+});
+const eventSource = (fn: string, pattern?: unknown) => ({
+  Type: 'AWS::Lambda::EventSourceMapping',
+  Properties: {
+    EventSourceArn: { 'Fn::GetAtt': ['Table', 'StreamArn'] },
+    FunctionName: { Ref: fn },
+    BatchSize: 10,
+    ...(pattern === undefined ? {} : { FilterCriteria: { Filters: [{ Pattern: JSON.stringify(pattern) }] } }),
+  },
+});
 
 let database: DynamoDbLocal;
 let node: string;
@@ -271,6 +290,31 @@ describe('a template the runtime cannot serve as AWS would', () => {
     });
     expect(stack({ Fn: lambda('Fn'), A: authorizer({ AuthorizerType: 'JWT' }) })).toThrow(/A is not a REQUEST authorizer of payload 2.0/);
     expect(stack({ Fn: lambda('Fn'), A: authorizer({}), B: authorizer({}) })).toThrow(/more than one authorizer/);
+    expect(stack({ Fn: lambda('Fn'), Rule: rule('cron(0 12 * * ? *)', 'Fn') })).toThrow(/Rule's schedule "cron\(0 12 \* \* \? \*\)" is not a rate/);
+    expect(stack({ Fn: lambda('Fn'), Rule: rule('rate(1 minute)', 'Nowhere') })).toThrow(/Rule's target names no bundled function/);
+    const elsewhere = { ...eventSource('Fn'), Properties: { ...eventSource('Fn').Properties, EventSourceArn: 'arn:aws:kinesis:eu-west-1:0:stream/x' } };
+    expect(stack({ Fn: lambda('Fn'), Source: elsewhere })).toThrow(/Source reads "arn:aws:kinesis:eu-west-1:0:stream\/x", not the table's change stream/);
+  });
+
+  it("reads the schedules at their rates and the change stream's consumers with their batch sizes and filters", () => {
+    const { schedules, streamConsumers } = stack({
+      Fn: lambda('Fn'),
+      Minutely: rule('rate(1 minute)', 'Fn'),
+      Hourly: rule('rate(2 hours)', 'Fn'),
+      Daily: rule('rate(1 day)', 'Fn'),
+      Off: { ...rule('rate(1 minute)', 'Fn'), Properties: { ...rule('rate(1 minute)', 'Fn').Properties, State: 'DISABLED' } },
+      Source: eventSource('Fn', { dynamodb: { Keys: { sk: { S: ['CONSUMER'] } } } }),
+      Unfiltered: { ...eventSource('Fn'), Properties: { EventSourceArn: { 'Fn::GetAtt': ['Table', 'StreamArn'] }, FunctionName: { Ref: 'Fn' } } },
+    })();
+    expect(schedules.map(({ logicalId, everySeconds }) => [logicalId, everySeconds])).toEqual([
+      ['Minutely', 60],
+      ['Hourly', 7200],
+      ['Daily', 86_400],
+    ]);
+    expect(streamConsumers).toEqual([
+      { logicalId: 'Source', functionId: 'Fn', batchSize: 10, filters: [{ dynamodb: { Keys: { sk: { S: ['CONSUMER'] } } } }] },
+      { logicalId: 'Unfiltered', functionId: 'Fn', batchSize: 100, filters: [] },
+    ]);
   });
 
   it('resolves what CloudFormation would: the table, a secret, a function ARN, the region and account', () => {
@@ -354,6 +398,76 @@ describe('answers that are not the usual', () => {
   });
 });
 
+describe('what runs beside the front door, as AWS runs it', () => {
+  /** A table with a stream, a schedule, and a stream consumer that records what it was given in the table, failing its first batch. */
+  const background = (pattern: unknown) =>
+    assembly(
+      {
+        Table: { ...TABLE, Properties: { ...TABLE.Properties, StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' } } },
+        Tick: lambda('Tick'),
+        Broken: lambda('Broken'),
+        Reader: lambda('Reader', { Environment: { Variables: { TABLE: { Ref: 'Table' } } } }),
+        TickRule: rule('rate(1 minute)', 'Tick'),
+        BrokenRule: rule('rate(1 minute)', 'Broken'),
+        Source: eventSource('Reader', pattern),
+      },
+      {
+        Tick: `let ticks = 0; export const handler = async (event) => ({ ticks: ++ticks, source: event.source, type: event['detail-type'] });`,
+        Broken: `export const handler = async () => { throw new Error('broken schedule'); };`,
+        Reader: `let batches = 0; const seen = [];
+          export const handler = async (event) => {
+            if (++batches === 1) throw new Error('first batch fails');
+            seen.push(...event.Records.map((record) => record.dynamodb.Keys.pk.S));
+            return { batches, seen };
+          };`,
+      },
+      // Its table has a stream, unlike the other tests' Test-table on this file's DynamoDB Local, which a runtime keeps.
+      'Background',
+    );
+
+  it('invokes each scheduled function at its interval, and tells of a failed invocation', async () => {
+    let output = '';
+    const runtime = await serve(background({ dynamodb: { Keys: { sk: { S: ['WANTED'] } } } }), {
+      scheduleEverySeconds: 1,
+      output: (name, text) => (output += `[${name}] ${text}`),
+    });
+    const deadline = Date.now() + 60_000;
+    while (!output.includes('broken schedule') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(output).toContain('[Broken] scheduled invocation failed: Error: broken schedule');
+    const ticked = (await runtime.invoke('Tick', {})) as { result: { ticks: number } };
+    expect(ticked.result.ticks).toBeGreaterThan(1);
+  });
+
+  it("hands the stream's records its filter lets through to the consumer, a failed batch again until it takes it", async () => {
+    const runtime = await serve(background({ dynamodb: { Keys: { sk: { S: ['WANTED'] } } } }));
+    const dynamo = DynamoDBDocumentClient.from(
+      new DynamoDBClient({ endpoint: database.endpoint, region: 'local', credentials: { accessKeyId: 'l', secretAccessKey: 'l' } }),
+    );
+    for (const [pk, sk] of [
+      ['a', 'WANTED'],
+      ['b', 'OTHER'],
+      ['c', 'WANTED'],
+    ]) {
+      await dynamo.send(new PutCommand({ TableName: 'Background-table', Item: { pk, sk } }));
+    }
+    // The stream is also read every second: whichever pass meets the failed batch, a later one hands it again.
+    await runtime.catchUpStream().catch(() => undefined);
+    await runtime.catchUpStream();
+    const reader = (await runtime.invoke('Reader', { Records: [] })) as { result: { batches: number; seen: string[] } };
+    expect(reader.result.seen).toEqual(['a', 'c']);
+    // The failed first batch, the same two records again, and the empty one just sent.
+    expect(reader.result.batches).toBe(3);
+    dynamo.destroy();
+  });
+
+  it('refuses a filter it cannot judge as it starts', async () => {
+    await expect(serve(background({ dynamodb: { Keys: { sk: { S: [{ prefix: 'W' }] } } } }))).rejects.toThrow(
+      /Source\.dynamodb\.Keys\.sk\.S: only value lists are supported/,
+    );
+    await expect(serve(background({ dynamodb: 'everything' }))).rejects.toThrow(/Source\.dynamodb: "everything" is not a filter pattern/);
+  });
+});
+
 describe("CloudFormation's defaults and API Gateway's other route keys", () => {
   it('reads a function without memory, timeout or logging settings as Lambda defaults them', () => {
     const spec = readStack(assembly({ Bare: { ...lambda('Bare'), Properties: { Handler: 'index.handler', Runtime: 'nodejs22.x' } } }, {}), 'Test', {
@@ -396,6 +510,8 @@ describe('npm run serve:bundles', () => {
       maxInstances: 2,
     });
     expect(runtimeOptions([])).toMatchObject({ assembly: 'cdk.out', stack: undefined, overrides: {}, maxInstances: 4 });
+    expect(runtimeOptions(['--schedule-seconds', '5'])).toMatchObject({ scheduleEverySeconds: 5 });
+    expect(runtimeOptions([])).not.toHaveProperty('scheduleEverySeconds');
     expect(() => runtimeOptions(['--env', 'nothing'])).toThrow(/--env nothing: expected NAME=VALUE/);
   });
 });
