@@ -100,13 +100,13 @@ describe('the preflight', () => {
     expect(sized.text).toMatchInlineSnapshot(`
       "Preflight for us-east-1:
         ok   credentials: account 123456789012 as arn:aws:iam::123456789012:user/operator
-        FAIL concurrency quota: the account may run 10 concurrent executions, 10 of them unreserved; this stack reserves 174: Lambda refuses a reservation that leaves fewer than 100 unreserved, so every function's creation would fail and the stack roll back
+        FAIL concurrency quota: the account may run 10 concurrent executions, 10 of them unreserved; this stack reserves 184: Lambda refuses a reservation that leaves fewer than 100 unreserved, so every function's creation would fail and the stack roll back
         ok   CDK bootstrap: bootstrap stack version 28 (6 needed)
         ok   region services: us-east-1 offers every service frontDoor=httpApi needs (cloudformation, s3, ssm, lambda, apigateway, dynamodb, secretsmanager, logs, cloudwatch, sns, events)
         ok   Keystone: https://keystone.example.com/v3 answered 200 with Keystone's version document (v3.14)
 
       To fix before cdk deploy:
-        - concurrency quota: deploy without reservations (drop -c reservedConcurrency, the default) or reserve less, or ask for a concurrency quota of at least 274 (Service Quotas, AWS Lambda, "Concurrent executions", L-B99A9384)"
+        - concurrency quota: deploy without reservations (drop -c reservedConcurrency, the default) or reserve less, or ask for a concurrency quota of at least 284 (Service Quotas, AWS Lambda, "Concurrent executions", L-B99A9384)"
     `);
     const unreserved = await report('us-east-1', {});
     expect(unreserved.findings.every((finding) => finding.ok)).toBe(true);
