@@ -15,6 +15,7 @@ import type { JsonSchema } from '../shared/api/json-schema.js';
 import {
   allocatedClasses,
   desiredConsumer,
+  desiredConsumers,
   planClaim,
   planRemoval,
   providersInvolved,
@@ -76,11 +77,7 @@ async function putAllocations(request: PlacementRequest): Promise<Reply> {
 
 async function postAllocations(request: PlacementRequest): Promise<Reply> {
   const body = request.json<Record<string, ConsumerBody>>(postSchema(request));
-  await claim(
-    Object.entries(body).map(([uuid, entry]) => desiredConsumer(uuid, entry, request.version)),
-    'post',
-    request.requestId,
-  );
+  await claim(desiredConsumers(body, request.version), 'post', request.requestId);
   return noContent();
 }
 

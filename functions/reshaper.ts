@@ -8,7 +8,7 @@ import { lambdaHandler } from '../shared/http/lambda.js';
 import type { Operations, Reply } from '../shared/http/types.js';
 import type { PlacementRequest } from '../shared/http/request.js';
 import type { JsonSchema } from '../shared/api/json-schema.js';
-import { allocatedClasses, desiredConsumer, providersInvolved, type ConsumerBody } from '../shared/domain/claims.js';
+import { allocatedClasses, desiredConsumers, providersInvolved, type ConsumerBody } from '../shared/domain/claims.js';
 import { inventoriesFromRecords, ratioProblem } from '../shared/domain/inventory.js';
 import { planReshape, unknownReshapeClass, type DesiredInventories } from '../shared/domain/reshape.js';
 import * as schemas from '../shared/schemas/reshaper.js';
@@ -31,8 +31,10 @@ function schema(request: PlacementRequest): JsonSchema {
 
 async function reshape(request: PlacementRequest): Promise<Reply> {
   const body = request.json<ReshaperBody>(schema(request));
-  const inventories: DesiredInventories[] = Object.entries(body.inventories).map(([providerUuid, entry]) => ({
-    providerUuid: foldUuidCase(providerUuid),
+  // A provider's uuid in either case is one provider: the last of its spellings counts, as for consumers (desiredConsumers).
+  const byProvider = new Map(Object.entries(body.inventories).map(([providerUuid, entry]) => [foldUuidCase(providerUuid), entry]));
+  const inventories: DesiredInventories[] = [...byProvider].map(([providerUuid, entry]) => ({
+    providerUuid,
     generation: entry.resource_provider_generation,
     inventories: inventoriesFromRecords(entry.inventories, unknownReshapeClass),
   }));
@@ -42,7 +44,7 @@ async function reshape(request: PlacementRequest): Promise<Reply> {
       if (problem !== undefined) throw badRequest(problem);
     }
   }
-  const desired = Object.entries(body.allocations).map(([uuid, entry]) => desiredConsumer(uuid, entry, request.version));
+  const desired = desiredConsumers(body.allocations, request.version);
   const missing = new Set(await resourceClasses.missing([...inventories.flatMap((want) => Object.keys(want.inventories)), ...allocatedClasses(desired)]));
 
   // A retry reads afresh and checks the client's generations again, so only

@@ -79,6 +79,22 @@ export function desiredConsumer(uuid: string, body: ConsumerBody, version: Micro
   };
 }
 
+/**
+ * A body's consumers keyed by consumer uuid (POST /allocations, a reshape's
+ * allocations), one wish each: keys spelling one uuid in two cases name one
+ * consumer, and, as of a key given twice, the last counts, where the first
+ * stood. (Two wishes would plan two writes of one item, which DynamoDB
+ * refuses in one transaction.)
+ */
+export function desiredConsumers(body: Record<string, ConsumerBody>, version: Microversion): DesiredConsumer[] {
+  const byUuid = new Map<string, DesiredConsumer>();
+  for (const [uuid, entry] of Object.entries(body)) {
+    const want = desiredConsumer(uuid, entry, version);
+    byUuid.set(want.uuid, want);
+  }
+  return [...byUuid.values()];
+}
+
 /** The providers a claim for `desired` must read: those named, and those the consumers hold now. */
 export function providersInvolved(desired: readonly DesiredConsumer[], consumers: ReadonlyMap<string, Consumer>): Set<string> {
   const uuids = new Set<string>();

@@ -15,6 +15,7 @@ export interface Fixture {
   rootGeneration: number;
   /** Its child, with DISK_GB inventory. */
   child: string;
+  childGeneration: number;
   aggregate: string;
   /** A consumer holding resources on both. */
   consumer: string;
@@ -56,6 +57,8 @@ export function newFixture(): Fixture {
     root: randomUUID(),
     rootGeneration: 4,
     child: randomUUID(),
+    // Created, then given inventory and the allocation.
+    childGeneration: 2,
     aggregate: randomUUID(),
     consumer: randomUUID(),
     project: randomUUID(),
@@ -93,8 +96,13 @@ export async function createFixture(api: PlacementClient, fixture: Fixture): Pro
       consumer_type: 'INSTANCE',
     }),
   );
-  const generation = (await ok(api.get(`/resource_providers/${root}`))).body.generation as number;
-  if (generation !== fixture.rootGeneration) throw new Error(`fixture: root generation ${generation}, not ${fixture.rootGeneration}`);
+  for (const [uuid, expected] of [
+    [root, fixture.rootGeneration],
+    [child, fixture.childGeneration],
+  ] as const) {
+    const generation = (await ok(api.get(`/resource_providers/${uuid}`))).body.generation as number;
+    if (generation !== expected) throw new Error(`fixture: provider ${uuid} at generation ${generation}, not ${expected}`);
+  }
 }
 
 /** The GETs whose answers must not change when a request is refused. */
@@ -941,6 +949,100 @@ const times: CaseClass = (f) => {
   );
 };
 
+/**
+ * What `npm run fuzz` found (docs/testing/hostile-input.md, the fuzzer), each
+ * answered as it is now. Uuids in either case name one provider or consumer
+ * here (foldUuidCase), so a body keyed by both spellings of one names it
+ * twice: the last spelling counts, as of a key given twice. Before, the plan
+ * held two changes of one item: a 500 (a TypeError, or DynamoDB refusing two
+ * operations on one item in a transaction, after the change had gone into
+ * steps and written some), or a 409 after every retry. Upstream's SQLite
+ * compares uuids case-sensitively: there the two spellings are two objects.
+ * In order: each case's writes move the generations the next ones name.
+ */
+const foundByTheFuzzer: CaseClass = (f) => {
+  const upper = (uuid: string) => uuid.toUpperCase();
+  const consumer = (allocations: Record<string, unknown>, generation: number | null = null) => ({
+    allocations,
+    project_id: f.project,
+    user_id: f.user,
+    consumer_generation: generation,
+    consumer_type: 'INSTANCE',
+  });
+  const onChild = (amount: number) => ({ [f.child]: { resources: { DISK_GB: amount } } });
+  const inventories = { VCPU: { total: 8 }, MEMORY_MB: { total: 4096 }, [CUSTOM_CLASS]: { total: 4 } };
+  const fresh = () => randomUUID();
+  const [first, second, third, fourth] = [fresh(), fresh(), fresh(), fresh()];
+  return [
+    {
+      name: 'a reshape of one provider named in both cases',
+      method: 'POST',
+      path: '/reshaper',
+      json: {
+        inventories: {
+          [f.root]: { resource_provider_generation: f.rootGeneration, inventories },
+          [upper(f.root)]: { resource_provider_generation: f.rootGeneration, inventories },
+        },
+        allocations: {},
+      },
+      status: 204,
+      writes: true,
+      upstream: { status: 400, why: 'the upper-case spelling names no provider there' },
+    },
+    {
+      name: 'a reshape moving a new consumer named in both cases',
+      method: 'POST',
+      path: '/reshaper',
+      json: {
+        inventories: { [f.child]: { resource_provider_generation: f.childGeneration, inventories: { DISK_GB: { total: 100 } } } },
+        allocations: { [first]: consumer(onChild(1)), [upper(first)]: consumer(onChild(2)) },
+      },
+      status: 204,
+      writes: true,
+    },
+    {
+      name: 'POST /allocations of a new consumer named in both cases, the first holding (1.14)',
+      method: 'POST',
+      path: '/allocations',
+      json: {
+        [second]: { allocations: onChild(1), project_id: f.project, user_id: f.user },
+        [upper(second)]: { allocations: {}, project_id: f.project, user_id: f.user },
+      },
+      version: '1.14',
+      status: 204,
+      writes: true,
+    },
+    {
+      name: 'POST /allocations of a new consumer named in both cases, each holding',
+      method: 'POST',
+      path: '/allocations',
+      json: { [third]: consumer(onChild(1)), [upper(third)]: consumer(onChild(2)) },
+      status: 204,
+      writes: true,
+    },
+    {
+      name: 'POST /allocations of a consumer holding resources, named in both cases',
+      method: 'POST',
+      path: '/allocations',
+      json: {
+        [f.consumer]: consumer({ [f.root]: { resources: { VCPU: 1, MEMORY_MB: 64 } }, ...onChild(10) }, 1),
+        [upper(f.consumer)]: consumer({ [f.root]: { resources: { VCPU: 1, MEMORY_MB: 64 } }, ...onChild(10) }, 1),
+      },
+      status: 204,
+      writes: true,
+      upstream: { status: 409, why: 'the upper-case spelling is a new consumer there, for which a generation is a conflict' },
+    },
+    {
+      name: 'POST /allocations of a new consumer named in both cases, the first empty',
+      method: 'POST',
+      path: '/allocations',
+      json: { [fourth]: consumer({}), [upper(fourth)]: consumer(onChild(1)) },
+      status: 204,
+      writes: true,
+    },
+  ];
+};
+
 export const CASE_CLASSES: Record<string, CaseClass> = {
   'name patterns': namePatterns,
   'prototype names': prototypeNames,
@@ -951,4 +1053,5 @@ export const CASE_CLASSES: Record<string, CaseClass> = {
   'HTTP oddities': http,
   'raw HTTP': rawHttp,
   times,
+  'found by the fuzzer': foundByTheFuzzer,
 };

@@ -1,0 +1,80 @@
+/**
+ * A pass-through between the fault proxy and DynamoDB (Local) that tells
+ * which of the writes the service sent DynamoDB applied (HTTP 200) and which
+ * it refused (a failed condition, a cancelled transaction: nothing written).
+ * The fault proxy counts what is sent; a 4xx may send a conditional write
+ * that DynamoDB refuses (a duplicate name is found so), and only this tells
+ * that from one that wrote.
+ */
+import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+
+export const WRITE_OPERATIONS = ['PutItem', 'UpdateItem', 'DeleteItem', 'TransactWriteItems', 'BatchWriteItem'];
+
+export interface WriteOutcomes {
+  url: string;
+  /** Writes DynamoDB answered with 200, by operation. */
+  applied(): Record<string, number>;
+  /** Writes it refused, by operation. */
+  refused(): Record<string, number>;
+  stop(): Promise<void>;
+}
+
+const readAll = (incoming: IncomingMessage): Promise<Buffer> =>
+  new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+    incoming.on('end', () => resolve(Buffer.concat(chunks)));
+    incoming.on('error', reject);
+  });
+
+export async function startWriteOutcomes(target: string): Promise<WriteOutcomes> {
+  const { hostname, port: targetPort } = new URL(target);
+  const applied: Record<string, number> = {};
+  const refused: Record<string, number> = {};
+  const sockets = new Set<Socket>();
+  const server = createServer((incoming, response) => {
+    const operation =
+      String(incoming.headers['x-amz-target'] ?? '')
+        .split('.')
+        .pop() ?? '';
+    readAll(incoming)
+      .then(
+        (body) =>
+          new Promise<void>((resolve, reject) => {
+            const outgoing = httpRequest({ hostname, port: targetPort, path: incoming.url, method: incoming.method, headers: incoming.headers }, (answer) => {
+              readAll(answer).then((data) => {
+                if (WRITE_OPERATIONS.includes(operation)) {
+                  const counts = answer.statusCode === 200 ? applied : refused;
+                  counts[operation] = (counts[operation] ?? 0) + 1;
+                }
+                response.writeHead(answer.statusCode ?? 500, answer.headers);
+                response.end(data);
+                resolve();
+              }, reject);
+            });
+            outgoing.on('error', reject);
+            outgoing.end(body);
+          }),
+      )
+      .catch(() => incoming.socket.destroy());
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    applied: () => ({ ...applied }),
+    refused: () => ({ ...refused }),
+    stop: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
