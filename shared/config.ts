@@ -176,7 +176,7 @@ export const config = {
   get retryMaxDelayMs(): number {
     return whole('PLACEMENT_RETRY_MAX_DELAY_MS', 200);
   },
-  /** Attempts the AWS SDK makes of one DynamoDB request (throttled, failed, timed out or cut off) before giving up with a 503. */
+  /** Attempts made of one DynamoDB request (throttled, failed, timed out or cut off) before giving up with a 503: shared/storage/dynamodb.ts, and the SDK client of the tools. */
   get dynamoDbMaxAttempts(): number {
     return whole('PLACEMENT_DYNAMODB_MAX_ATTEMPTS', 4, 1);
   },

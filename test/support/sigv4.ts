@@ -2,7 +2,7 @@
  * AWS Signature Version 4, computed here from AWS's published description of
  * the algorithm with node:crypto alone, so that a test can check what the
  * service signs (with the SDK's @smithy/signature-v4) without trusting that
- * signer: test/shared/storage/direct-reads.signature.test.ts holds it to
+ * signer: test/shared/storage/dynamodb.signature.test.ts holds it to
  * AWS's published test vectors first. Only what DynamoDB's requests use: a
  * path of unreserved characters, any query, any headers, a body.
  */

@@ -4,7 +4,7 @@
  * as AWS would check it (test/support/sigv4.ts, an implementation of our
  * own), a failed answer named and retried as the SDK would, and the caller's
  * signal ending the whole of it. DynamoDB's requests through it are tested in
- * test/shared/storage/direct-reads*.test.ts.
+ * test/shared/storage/dynamodb*.test.ts.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
