@@ -13,8 +13,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { readStack, stackNames, type FrontDoor } from '../local/bundles/cloud-assembly.js';
-
-export const REQUEST_PATH_TARGET_KB = 400;
+import { REQUEST_PATH_TARGET_KB } from './lib/bundle-targets.js';
 
 /** The functions the front door invokes for a request. */
 function requestPathFunctions(frontDoor: FrontDoor): Set<string> {
