@@ -15,7 +15,7 @@ import { command, concurrencyOf } from '../command-line.js';
 import { connect, expectStatus } from '../endpoint.js';
 import { mapConcurrently } from '../pool.js';
 import { progressReporter } from '../progress.js';
-import { CONCURRENCY, QUIET } from './options.js';
+import { CONCURRENCY, QUIET, TOKEN } from './options.js';
 
 const amount = (value: number) => value.toLocaleString('en-US', { maximumFractionDigits: 2 });
 
@@ -79,7 +79,7 @@ export const capacity = command({
   ].join('\n'),
   options: {
     url: { type: 'string', value: 'URL', help: 'the Placement API (upstream or this service)', required: true },
-    token: { type: 'string', value: 'T', help: 'X-Auth-Token (default: noauth2\'s "admin")' },
+    token: TOKEN,
     concurrency: CONCURRENCY,
     json: { type: 'boolean', help: 'print the figures as JSON' },
     quiet: QUIET,

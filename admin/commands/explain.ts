@@ -8,6 +8,7 @@
 import type { Explanation, ExplanationStep } from '../../shared/domain/candidate-explanation.js';
 import { command } from '../command-line.js';
 import { connect, expectStatus } from '../endpoint.js';
+import { THIS_SERVICE_URL, TOKEN } from './options.js';
 
 /** Rows of "constraint  (start: N, end: M)", the first one starting at `start`. */
 function rows(steps: ExplanationStep[], start: number, emptied: string | undefined): string[] {
@@ -53,8 +54,8 @@ export const explain = command({
   ].join('\n'),
   argument: 'QUERY',
   options: {
-    url: { type: 'string', value: 'URL', help: 'the Placement API (this service)', required: true },
-    token: { type: 'string', value: 'T', help: 'X-Auth-Token (default: noauth2\'s "admin")' },
+    url: THIS_SERVICE_URL,
+    token: TOKEN,
     microversion: { type: 'string', value: 'V', help: "the query's microversion, as the scheduler sent it (default: the highest both know)" },
     json: { type: 'boolean', help: 'print the explanation as JSON: candidates, groups, combined, emptiedBy' },
   },

@@ -8,6 +8,7 @@
  */
 import { command } from '../command-line.js';
 import { connect, expectStatus } from '../endpoint.js';
+import { THIS_SERVICE_URL, TOKEN } from './options.js';
 
 interface Waiting {
   count: number;
@@ -63,8 +64,8 @@ export const health = command({
     'The same figures as the alarms of docs/operators/observability.md, without CloudWatch.',
   ].join('\n'),
   options: {
-    url: { type: 'string', value: 'URL', help: 'the Placement API (this service)', required: true },
-    token: { type: 'string', value: 'T', help: 'X-Auth-Token (default: noauth2\'s "admin")' },
+    url: THIS_SERVICE_URL,
+    token: TOKEN,
     json: { type: 'boolean', help: "print the service's answer as JSON" },
   },
   run: async (values) => {

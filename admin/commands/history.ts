@@ -7,6 +7,7 @@
 import { command, UsageError } from '../command-line.js';
 import { parseTime } from '../../shared/api/time.js';
 import { connect, expectStatus } from '../endpoint.js';
+import { THIS_SERVICE_URL, TOKEN } from './options.js';
 
 type Holdings = Record<string, Record<string, number>>;
 
@@ -28,8 +29,8 @@ interface StreamPosition {
 }
 
 const CONNECTION = {
-  url: { type: 'string', value: 'URL', help: 'the Placement API (this service)', required: true },
-  token: { type: 'string', value: 'T', help: 'X-Auth-Token (default: noauth2\'s "admin")' },
+  url: THIS_SERVICE_URL,
+  token: TOKEN,
 } as const;
 const RANGE = {
   since: { type: 'string', value: 'TIME', help: 'from this time on (ISO 8601, e.g. 2026-11-26T17:00:00Z)' },

@@ -16,6 +16,9 @@ export const FROM = {
 export const FROM_TOKEN = { type: 'string', value: 'T', help: `X-Auth-Token for --from ${TOKEN_DEFAULT}` } as const satisfies OptionSpec;
 export const TO = { type: 'string', value: 'URL', help: 'the Placement API to write or compare', required: true } as const satisfies OptionSpec;
 export const TO_TOKEN = { type: 'string', value: 'T', help: `X-Auth-Token for --to ${TOKEN_DEFAULT}` } as const satisfies OptionSpec;
+/** --url of a command that asks this service's own routes (explain, history, health). */
+export const THIS_SERVICE_URL = { type: 'string', value: 'URL', help: 'the Placement API (this service)', required: true } as const satisfies OptionSpec;
+export const TOKEN = { type: 'string', value: 'T', help: `X-Auth-Token ${TOKEN_DEFAULT}` } as const satisfies OptionSpec;
 export const CONCURRENCY = { type: 'string', value: 'N', help: 'requests under way at once on each side (default 8)' } as const satisfies OptionSpec;
 export const DRY_RUN = { type: 'boolean', help: 'read both sides, report what would be written, write nothing' } as const satisfies OptionSpec;
 export const OVERWRITE = {
