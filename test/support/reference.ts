@@ -33,21 +33,27 @@ export async function startReference(): Promise<ReferenceOrReason> {
     return { reason };
   };
   if (!existsSync(join(SCRIPTS, 'start-reference.sh'))) return unavailable(`${SCRIPTS}/start-reference.sh does not exist`);
-  const port = String(await freeLoopbackPort());
   const state = mkdtempSync(join(tmpdir(), 'placement-reference-test-'));
-  const script = (name: string) => run('bash', [join(SCRIPTS, `${name}-reference.sh`), '--port', port, '--state-dir', state], { timeout: 300_000 });
-  try {
-    const { stdout } = await script('start');
-    const url = /^URL=(\S+)$/m.exec(stdout)?.[1];
-    if (url === undefined) return unavailable('start-reference.sh printed no URL');
-    return { reference: { url, stop: async () => void (await script('stop')) } };
-  } catch (error) {
-    return unavailable(
-      `start-reference.sh failed: ${String((error as { stderr?: string }).stderr ?? error)
-        .trim()
-        .split('\n')
-        .slice(-3)
-        .join(' | ')}`,
-    );
+  // A port found free here can be taken before uWSGI binds it (another worker, a second CI run): a failed start tries
+  // another, twice.
+  for (let attempt = 1; ; attempt++) {
+    const port = String(await freeLoopbackPort());
+    const script = (name: string) => run('bash', [join(SCRIPTS, `${name}-reference.sh`), '--port', port, '--state-dir', state], { timeout: 300_000 });
+    try {
+      const { stdout } = await script('start');
+      const url = /^URL=(\S+)$/m.exec(stdout)?.[1];
+      if (url === undefined) return unavailable('start-reference.sh printed no URL');
+      return { reference: { url, stop: async () => void (await script('stop')) } };
+    } catch (error) {
+      await script('stop').catch(() => undefined);
+      if (attempt < 3) continue;
+      return unavailable(
+        `start-reference.sh failed: ${String((error as { stderr?: string }).stderr ?? error)
+          .trim()
+          .split('\n')
+          .slice(-3)
+          .join(' | ')}`,
+      );
+    }
   }
 }

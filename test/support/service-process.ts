@@ -9,7 +9,6 @@
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freeLoopbackPort } from '../../local/dynamodb-local.js';
 import { freshTableName } from './tables.js';
 
 const START = join(dirname(fileURLToPath(import.meta.url)), '../../local/start.ts');
@@ -33,10 +32,11 @@ export interface ServiceProcessOptions {
 }
 
 export async function startServiceProcess({ dynamoDbEndpoint, environment = {}, entryPoint = START }: ServiceProcessOptions = {}): Promise<ServiceProcess> {
-  const port = await freeLoopbackPort();
   const env = {
     ...process.env,
-    PORT: String(port),
+    // The service binds a port the system picks and says which: a port found free here could be taken before the child
+    // binds it (by another worker, or a second CI run on the machine).
+    PORT: '0',
     ...(dynamoDbEndpoint === undefined ? { PLACEMENT_TABLE_NAME: freshTableName() } : { PLACEMENT_DYNAMODB_ENDPOINT: dynamoDbEndpoint }),
     PLACEMENT_DATA_DIR: '',
     NODE_NO_WARNINGS: '1',
@@ -44,11 +44,12 @@ export async function startServiceProcess({ dynamoDbEndpoint, environment = {}, 
   };
   const child = spawn(process.execPath, ['--import', 'tsx', entryPoint], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  await new Promise<void>((resolve, reject) => {
+  const url = await new Promise<string>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`the service exited with ${code}: ${output}`)));
     const listen = (chunk: Buffer) => {
       output += chunk.toString();
-      if (/Placement listening on/.test(output)) resolve();
+      const listening = /Placement listening on (http:\/\/[\d.:]+)/.exec(output);
+      if (listening) resolve(listening[1]!);
     };
     child.stdout.on('data', listen);
     child.stderr.on('data', listen);
@@ -59,5 +60,5 @@ export async function startServiceProcess({ dynamoDbEndpoint, environment = {}, 
       child.once('exit', () => resolve());
       child.kill(signal);
     });
-  return { url: `http://127.0.0.1:${port}`, stop: () => ended('SIGTERM'), kill: () => ended('SIGKILL'), output: () => output };
+  return { url, stop: () => ended('SIGTERM'), kill: () => ended('SIGKILL'), output: () => output };
 }
