@@ -6,7 +6,8 @@
  * that DynamoDB refuses (a duplicate name is found so), and only this tells
  * that from one that wrote.
  */
-import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
+import { buffer } from 'node:stream/consumers';
 import type { Socket } from 'node:net';
 
 export const WRITE_OPERATIONS = ['PutItem', 'UpdateItem', 'DeleteItem', 'TransactWriteItems', 'BatchWriteItem'];
@@ -20,14 +21,6 @@ export interface WriteOutcomes {
   stop(): Promise<void>;
 }
 
-const readAll = (incoming: IncomingMessage): Promise<Buffer> =>
-  new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
-    incoming.on('end', () => resolve(Buffer.concat(chunks)));
-    incoming.on('error', reject);
-  });
-
 export async function startWriteOutcomes(target: string): Promise<WriteOutcomes> {
   const { hostname, port: targetPort } = new URL(target);
   const applied: Record<string, number> = {};
@@ -38,12 +31,12 @@ export async function startWriteOutcomes(target: string): Promise<WriteOutcomes>
       String(incoming.headers['x-amz-target'] ?? '')
         .split('.')
         .pop() ?? '';
-    readAll(incoming)
+    buffer(incoming)
       .then(
         (body) =>
           new Promise<void>((resolve, reject) => {
             const outgoing = httpRequest({ hostname, port: targetPort, path: incoming.url, method: incoming.method, headers: incoming.headers }, (answer) => {
-              readAll(answer).then((data) => {
+              buffer(answer).then((data) => {
                 if (WRITE_OPERATIONS.includes(operation)) {
                   const counts = answer.statusCode === 200 ? applied : refused;
                   counts[operation] = (counts[operation] ?? 0) + 1;

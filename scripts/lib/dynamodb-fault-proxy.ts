@@ -30,6 +30,7 @@
  *   was deleted, each with probability 1/2.
  */
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { buffer } from 'node:stream/consumers';
 import type { Socket } from 'node:net';
 import { seededRandom } from './seeded-random.js';
 
@@ -117,14 +118,6 @@ function transactionCancelled(itemCount: number, reason: { Code: string; Message
   };
 }
 
-const readBody = (incoming: IncomingMessage): Promise<Buffer> =>
-  new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
-    incoming.on('end', () => resolve(Buffer.concat(chunks)));
-    incoming.on('error', reject);
-  });
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function startFaultProxy(options: FaultProxyOptions): Promise<FaultProxy> {
@@ -151,7 +144,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
     return new Promise((resolve, reject) => {
       const headers = { ...incoming.headers, 'content-length': String(body.length) };
       const outgoing = httpRequest({ hostname: target.hostname, port: target.port, path: incoming.url, method: incoming.method, headers }, (answer) => {
-        readBody(answer).then((data) => resolve({ status: answer.statusCode ?? 500, headers: answer.headers, body: data }), reject);
+        buffer(answer).then((data) => resolve({ status: answer.statusCode ?? 500, headers: answer.headers, body: data }), reject);
       });
       outgoing.on('error', reject);
       outgoing.end(body);
@@ -197,7 +190,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
   };
 
   async function handle(incoming: IncomingMessage, response: ServerResponse): Promise<void> {
-    const body = await readBody(incoming);
+    const body = await buffer(incoming);
     const operation =
       String(incoming.headers['x-amz-target'] ?? '')
         .split('.')
