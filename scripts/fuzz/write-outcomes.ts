@@ -14,16 +14,13 @@ export const WRITE_OPERATIONS = ['PutItem', 'UpdateItem', 'DeleteItem', 'Transac
 
 export interface WriteOutcomes {
   url: string;
-  /** Writes DynamoDB answered with 200, by operation. */
-  applied(): Record<string, number>;
-  /** Writes it refused, by operation. */
+  /** Writes DynamoDB refused, by operation (the proxy in front counts those sent: the rest were applied). */
   refused(): Record<string, number>;
   stop(): Promise<void>;
 }
 
 export async function startWriteOutcomes(target: string): Promise<WriteOutcomes> {
   const { hostname, port: targetPort } = new URL(target);
-  const applied: Record<string, number> = {};
   const refused: Record<string, number> = {};
   const sockets = new Set<Socket>();
   const server = createServer((incoming, response) => {
@@ -37,10 +34,7 @@ export async function startWriteOutcomes(target: string): Promise<WriteOutcomes>
           new Promise<void>((resolve, reject) => {
             const outgoing = httpRequest({ hostname, port: targetPort, path: incoming.url, method: incoming.method, headers: incoming.headers }, (answer) => {
               buffer(answer).then((data) => {
-                if (WRITE_OPERATIONS.includes(operation)) {
-                  const counts = answer.statusCode === 200 ? applied : refused;
-                  counts[operation] = (counts[operation] ?? 0) + 1;
-                }
+                if (WRITE_OPERATIONS.includes(operation) && answer.statusCode !== 200) refused[operation] = (refused[operation] ?? 0) + 1;
                 response.writeHead(answer.statusCode ?? 500, answer.headers);
                 response.end(data);
                 resolve();
@@ -63,7 +57,6 @@ export async function startWriteOutcomes(target: string): Promise<WriteOutcomes>
   const { port } = server.address() as { port: number };
   return {
     url: `http://127.0.0.1:${port}`,
-    applied: () => ({ ...applied }),
     refused: () => ({ ...refused }),
     stop: async () => {
       for (const socket of sockets) socket.destroy();
