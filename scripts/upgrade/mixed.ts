@@ -156,6 +156,7 @@ function referenceScript(name: 'start' | 'stop'): string {
 
 /** A differential run against a fresh upstream, through the proxy (to whichever backends it routes to now). */
 async function difftest(step: string, router: Router, proxy: Proxy, seed: number, ops: number, profiles: string, releaseServes: boolean): Promise<void> {
+  const refusesRenamesInUse = releaseServes && compareVersions(releaseNumber, '1.1.0') < 0;
   referenceScript('stop');
   const reference = /^URL=(\S+)$/m.exec(referenceScript('start'))?.[1];
   if (reference === undefined) throw new Error('start-reference.sh printed no URL');
@@ -171,8 +172,8 @@ async function difftest(step: string, router: Router, proxy: Proxy, seed: number
     String(ops),
     '--profile',
     profiles,
-    // Release 1.0.0 refuses to rename a class in use (409, where upstream renames it).
-    ...(releaseServes ? ['--without-renames-in-use'] : []),
+    // Release 1.0.0 refuses to rename a class in use (409, where upstream renames it); 1.1.0 renames it on a table at format 2.
+    ...(refusesRenamesInUse ? ['--without-renames-in-use'] : []),
   ]);
   const run = await runToEnd(`difftest-${++runs}`, options.logs, command, [...args], { cwd: ROOT });
   const tallies = router.takeTallies();
@@ -267,6 +268,8 @@ function errorsLogged(version: Version): number {
 // ---------------------------------------------------------------- the whole run
 
 const running = new Set<Started>();
+/** The previous release's version number (CHANGELOG.md), once read. */
+let releaseNumber = '';
 const releaseVersion: Version = { label: 'release', name: 'the release', directory: '', port: options.ports + 1, logs: [] };
 const newCode: Version = { label: 'new', name: 'the new code', directory: ROOT, port: options.ports + 2, logs: [] };
 let database: DynamoDbLocal | undefined;
@@ -291,6 +294,7 @@ async function main(): Promise<void> {
   );
   releaseDirectory = await buildRelease(release);
   phaseDone(`release ${release.version} unpacked and installed (npm ci)`);
+  releaseNumber = release.version;
   releaseVersion.name = `release ${release.version}`;
   releaseVersion.directory = releaseDirectory;
   newCode.name = `the new code ${newVersion}`;

@@ -3,8 +3,8 @@
  * a multi-step change over 40 providers and 120 consumers: the service is
  * killed with SIGKILL at each step of the journal (the DynamoDB request of
  * that step held back by the fault proxy), then started again on the same
- * DynamoDB Local, as the current code or as release 1.0.0 (which runs beside
- * it during an upgrade, and knows nothing of renames in use). The rename must
+ * DynamoDB Local, as the current code or as the previous release (which runs
+ * beside it during an upgrade). The rename must
  * read wholly there or wholly absent at once, the class take claims again
  * under the name it has, and once swept no item may name the other name.
  */
@@ -72,7 +72,7 @@ describe('renaming a class held by 40 providers and 120 consumers, killed at eac
     { by: 'the current code', entryPoint: undefined },
     { by: `release ${release.version} (${release.commit.slice(0, 7)})`, entryPoint: release.entryPoint },
   ];
-  // Release 1.0.0 takes over a change killed before its commit point and one killed after it.
+  // The previous release takes over a change killed before its commit point and one killed after it.
   const cases = KILL_POINTS.flatMap((point) => [
     { point, restart: restarts[0]! },
     ...(point === KILL_POINTS[1] || point === KILL_POINTS[4] ? [{ point, restart: restarts[1]! }] : []),
