@@ -10,7 +10,7 @@ import type { PlacementRequest } from '../shared/http/request.js';
 import type { Provider } from '../shared/domain/model.js';
 import * as schemas from '../shared/schemas/aggregate.js';
 import { providerChangePlan } from '../shared/storage/providers.js';
-import { readPlanCommit } from '../shared/storage/transaction.js';
+import { readPlanCommit } from '../shared/storage/commit/transaction.js';
 import { loadProvider } from '../shared/http/provider-lookup.js';
 
 const WITH_GENERATION = '1.19';

@@ -28,7 +28,7 @@ import * as schemas from '../shared/schemas/allocation.js';
 import { resourceClasses } from '../shared/storage/catalog.js';
 import { claimWrites, getConsumer, getConsumers, getProviderAllocations } from '../shared/storage/consumers.js';
 import { getProviders } from '../shared/storage/providers.js';
-import { readPlanCommit } from '../shared/storage/transaction.js';
+import { readPlanCommit } from '../shared/storage/commit/transaction.js';
 
 function putSchema(request: PlacementRequest): JsonSchema {
   if (request.isAtLeast('1.38')) return schemas.PUT_ALLOCATIONS_1_38;

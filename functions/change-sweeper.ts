@@ -1,11 +1,11 @@
 /**
  * The scheduled change sweeper (not an API route): finishes every multi-step
  * change whose writer died, rolling a committed one forward and any other
- * back (shared/storage/journal.ts, docs/design/multi-step-changes.md), and
+ * back (shared/storage/commit/journal.ts, docs/design/multi-step-changes.md), and
  * removes the search entries of deleted providers that their requests left
  * (shared/storage/providers.ts providerChangePlan), and finishes the use
  * counts that provider changes moved outside their commits
- * (shared/storage/count-changes.ts). Requests finish what they meet
+ * (shared/storage/commit/count-changes.ts). Requests finish what they meet
  * themselves; this covers what nobody reads.
  *
  * At every run it then says how it is doing: how long the oldest of what is
@@ -19,9 +19,9 @@ import { logger } from '../shared/http/logger.js';
 import { METRICS_NAMESPACE } from '../shared/http/middleware/metrics.js';
 import { longestWait, sweeperBacklog } from '../shared/storage/backlog.js';
 import { writeHistoryHeartbeat } from '../shared/storage/history.js';
-import { sweepChanges } from '../shared/storage/journal.js';
+import { sweepChanges } from '../shared/storage/commit/journal.js';
 import { sweepEntryCleanups } from '../shared/storage/providers.js';
-import { sweepCountChanges } from '../shared/storage/count-changes.js';
+import { sweepCountChanges } from '../shared/storage/commit/count-changes.js';
 
 /** The sweeper's own metric (namespace Placement): how long, in seconds, the oldest of what it finishes has waited for it. */
 export const SWEEPER_BACKLOG_METRIC = 'SweeperBacklogSeconds';

@@ -26,7 +26,7 @@ import { isCustomName } from '../shared/domain/catalog-names.js';
 import * as schemas from '../shared/schemas/inventory.js';
 import { providerChangeWrites, type ProviderChangeErrors } from '../shared/storage/providers.js';
 import { resourceClasses } from '../shared/storage/catalog.js';
-import { readPlanCommit } from '../shared/storage/transaction.js';
+import { readPlanCommit } from '../shared/storage/commit/transaction.js';
 import { loadProvider } from '../shared/http/provider-lookup.js';
 
 const noSuchClass = (name: string) => `No such resource class ${name}.`;

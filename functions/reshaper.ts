@@ -16,7 +16,7 @@ import { foldUuidCase } from '../shared/domain/uuid.js';
 import { resourceClasses } from '../shared/storage/catalog.js';
 import { getConsumers, reshapeWrites } from '../shared/storage/consumers.js';
 import { getProviders } from '../shared/storage/providers.js';
-import { readPlanCommit } from '../shared/storage/transaction.js';
+import { readPlanCommit } from '../shared/storage/commit/transaction.js';
 
 interface ReshaperBody {
   inventories: Record<string, { resource_provider_generation: number; inventories: Record<string, unknown> }>;

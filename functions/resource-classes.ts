@@ -12,7 +12,7 @@ import { isStandardResourceClass } from '../shared/domain/standard-catalog.js';
 import * as schemas from '../shared/schemas/resource-class.js';
 import { resourceClasses, type CatalogEntry } from '../shared/storage/catalog.js';
 import { renameResourceClass } from '../shared/storage/resource-class-rename.js';
-import { deleteUnused } from '../shared/storage/count-changes.js';
+import { deleteUnused } from '../shared/storage/commit/count-changes.js';
 import { parsePythonJson } from '../shared/api/python-json.js';
 
 interface NameBody {

@@ -25,7 +25,7 @@ import {
   providerChangePlan,
 } from '../shared/storage/providers.js';
 import { resourceClasses, traits } from '../shared/storage/catalog.js';
-import { readPlanCommit } from '../shared/storage/transaction.js';
+import { readPlanCommit } from '../shared/storage/commit/transaction.js';
 import { getProviderAllocations } from '../shared/storage/consumers.js';
 import { loadProvider } from '../shared/http/provider-lookup.js';
 import { someProviderInEvery } from '../shared/search/candidate-search.js';

@@ -24,8 +24,8 @@ import type { Provider } from '../shared/domain/model.js';
 import * as schemas from '../shared/schemas/trait.js';
 import { traits, type CatalogEntry } from '../shared/storage/catalog.js';
 import { listProviders, providerChangePlan } from '../shared/storage/providers.js';
-import { deleteUnused } from '../shared/storage/count-changes.js';
-import { readPlanCommit } from '../shared/storage/transaction.js';
+import { deleteUnused } from '../shared/storage/commit/count-changes.js';
+import { readPlanCommit } from '../shared/storage/commit/transaction.js';
 import { loadProvider } from '../shared/http/provider-lookup.js';
 
 const NO_CACHE = { 'cache-control': 'no-cache' };

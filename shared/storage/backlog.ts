@@ -6,8 +6,8 @@
  * may take it over: its writer's lease or hold. The sweeper publishes how
  * long the oldest has waited; GET /health shows it.
  */
-import { openCountChanges } from './count-changes.js';
-import { openChanges } from './journal.js';
+import { openCountChanges } from './commit/count-changes.js';
+import { openChanges } from './commit/journal.js';
 import { openEntryCleanups } from './providers.js';
 
 export interface Waiting {

@@ -9,9 +9,9 @@
 import { batchWriteItem, tableName } from './dynamodb.js';
 import { Expression } from './expression.js';
 import { batchGet, getItem, queryAll } from './reads.js';
-import { readPlanCommit } from './transaction.js';
+import { readPlanCommit } from './commit/transaction.js';
 import { untilAllProcessed } from './retry.js';
-import type { Write } from './write.js';
+import type { Write } from './commit/write.js';
 import type { Key } from './items/fields.js';
 import {
   catalogEntryKey,

@@ -8,7 +8,7 @@ import { tableName } from './dynamodb.js';
 import { Expression } from './expression.js';
 import { batchGet, getItem, queryAll } from './reads.js';
 import { BY_GROUP_INDEX } from './table-definition.js';
-import type { Write } from './write.js';
+import type { Write } from './commit/write.js';
 import type { Key } from './items/fields.js';
 import { AllocationAttribute, allocationKey, decodeAllocation, encodeAllocation, isAllocationItem } from './items/allocation.js';
 import { writesFormat } from './storage-format.js';

@@ -18,7 +18,7 @@ import { config } from '../config.js';
 import { putItem, tableName } from './dynamodb.js';
 import { recordConsumedCapacity, RETURN_CONSUMED_CAPACITY } from './consumed-capacity.js';
 import { batchGet, getItem, queryAll } from './reads.js';
-import { putAll } from './journal.js';
+import { putAll } from './commit/journal.js';
 import { TYPE_ATTRIBUTE, type Item } from './items/fields.js';
 import { CONSUMER_TYPE, consumerRequestId, decodeConsumer } from './items/consumer.js';
 import { consumerRemovalKey, decodeConsumerRemoval } from './items/consumer-removal.js';

@@ -9,14 +9,14 @@ import { config } from '../config.js';
 import { deleteItem, isTransactionCanceled, putItem, tableName, transactWriteItems } from './dynamodb.js';
 import { recordConsumedCapacity, RETURN_CONSUMED_CAPACITY } from './consumed-capacity.js';
 import { timeLeftMs } from './deadline.js';
-import { eachConcurrently, FENCE_ATTRIBUTE, OutOfTime, partsOfSize, TIME_KEPT_MS, TRANSACTION_CONCURRENCY } from './journal.js';
+import { eachConcurrently, FENCE_ATTRIBUTE, OutOfTime, partsOfSize, TIME_KEPT_MS, TRANSACTION_CONCURRENCY } from './commit/journal.js';
 import { writesFormat } from './storage-format.js';
-import { MAX_TRANSACTION_ITEMS } from './transact.js';
-import { commitInOneTransaction, type Plan } from './transaction.js';
+import { MAX_TRANSACTION_ITEMS } from './commit/transact.js';
+import { commitInOneTransaction, type Plan } from './commit/transaction.js';
 import { Expression } from './expression.js';
 import { batchGet, getItem, projectionOf, queryAll, withProjection, type Projection } from './reads.js';
 import { BY_SHARD_INDEX } from './table-definition.js';
-import type { Write } from './write.js';
+import type { Write } from './commit/write.js';
 import { resourceClasses, traits } from './catalog.js';
 import { type Item, type Key } from './items/fields.js';
 import {
@@ -46,7 +46,7 @@ import {
 } from './items/search-entry.js';
 import { shardForProvider } from './items/catalog-use-count.js';
 import type { CountChange } from './items/count-change.js';
-import { commitCountsAfter, commitCountsAhead, newCountChange, raiseCountsAhead, undoCountsAhead } from './count-changes.js';
+import { commitCountsAfter, commitCountsAhead, newCountChange, raiseCountsAhead, undoCountsAhead } from './commit/count-changes.js';
 import { ConcurrentUpdate } from './errors.js';
 import { SORT_PART_BYTES } from './items/key-parts.js';
 

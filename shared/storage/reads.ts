@@ -8,7 +8,7 @@ import { recordConsumedCapacity, recordItemsRead, RETURN_CONSUMED_CAPACITY } fro
 import * as dynamodb from './dynamodb.js';
 import { tableName, type QueryInput } from './dynamodb.js';
 import { usedPlaceholders } from './expression.js';
-import { eachConcurrently, FENCE_ATTRIBUTE, partsOfSize, resolveFences } from './journal.js';
+import { eachConcurrently, FENCE_ATTRIBUTE, partsOfSize, resolveFences } from './commit/journal.js';
 import { untilAllProcessed } from './retry.js';
 import { TYPE_ATTRIBUTE, type Item, type Key } from './items/fields.js';
 

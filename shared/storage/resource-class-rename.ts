@@ -12,15 +12,15 @@
 import { providerNames } from '../domain/class-rename.js';
 import { entryOf } from '../domain/model.js';
 import { resourceClasses, totalUses, type CatalogEntry } from './catalog.js';
-import { lowerCountsOwed } from './count-changes.js';
+import { lowerCountsOwed } from './commit/count-changes.js';
 import { getConsumers, getProviderAllocations, renameInAllocationWrite, renameInConsumerWrite, type ProviderAllocations } from './consumers.js';
 import { renameClassWrite } from './providers.js';
 import { projectionOf, queryAll } from './reads.js';
 import { BY_SHARD_INDEX } from './table-definition.js';
-import { readPlanCommit } from './transaction.js';
+import { readPlanCommit } from './commit/transaction.js';
 import { writesFormat } from './storage-format.js';
 import { ConcurrentUpdate } from './errors.js';
-import type { Write } from './write.js';
+import type { Write } from './commit/write.js';
 import { shardForProvider, USE_COUNT_SHARDS } from './items/catalog-use-count.js';
 import { allShards, ProviderAttribute } from './items/provider.js';
 

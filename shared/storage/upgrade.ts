@@ -4,7 +4,7 @@
  * changes still in flight, and the operator's finalize.
  */
 import { formatRecordRequests } from './dynamodb.js';
-import { unfinishedChanges } from './journal.js';
+import { unfinishedChanges } from './commit/journal.js';
 import { finalizeStorageFormat, KNOWN_FORMATS, NEWEST_FORMAT, recordNewTableFormat, storageFormatRecord } from './storage-format.js';
 import type { StorageFormatRecord } from './items/storage-format.js';
 

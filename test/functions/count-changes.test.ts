@@ -1,6 +1,6 @@
 /**
  * Hundreds of custom traits set on a provider or taken off it in one
- * change: their use counts go outside the commit (shared/storage/count-changes.ts),
+ * change: their use counts go outside the commit (shared/storage/commit/count-changes.ts),
  * raised ahead of it and owed after it (to the sweeper, or to the deletion
  * or rename of a name), each counted once. A request that dies before its
  * commit is made here by running a plan's steps without the rest.
@@ -12,11 +12,11 @@ import { PlacementClient } from '../../admin/placement-client.js';
 import { handler as sweeper } from '../../functions/change-sweeper.js';
 import { config } from '../../shared/config.js';
 import { totalUses, traits } from '../../shared/storage/catalog.js';
-import { lowerCountsOwed, sweepCountChanges } from '../../shared/storage/count-changes.js';
+import { lowerCountsOwed, sweepCountChanges } from '../../shared/storage/commit/count-changes.js';
 import { COUNT_CHANGES_PK } from '../../shared/storage/items/count-change.js';
 import { getProvider, providerChangePlan } from '../../shared/storage/providers.js';
 import { queryAll } from '../../shared/storage/reads.js';
-import { readPlanCommit } from '../../shared/storage/transaction.js';
+import { readPlanCommit } from '../../shared/storage/commit/transaction.js';
 import { withDeadline } from '../../shared/storage/deadline.js';
 import { useLocalService } from '../support/local-service.js';
 

@@ -19,7 +19,7 @@ import { ENTRY_CLEANUPS_PK } from '../../shared/storage/items/entry-cleanup.js';
 import { aggregatePartition, SHARING_PK, sharingPartition } from '../../shared/storage/items/search-entry.js';
 import { getProvider, providerChangePlan } from '../../shared/storage/providers.js';
 import { queryAll } from '../../shared/storage/reads.js';
-import { commit } from '../../shared/storage/transaction.js';
+import { commit } from '../../shared/storage/commit/transaction.js';
 import { withDeadline } from '../../shared/storage/deadline.js';
 import { useLocalService } from '../support/local-service.js';
 

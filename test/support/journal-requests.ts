@@ -1,6 +1,6 @@
 /**
  * The DynamoDB requests of each step of a multi-step change
- * (shared/storage/journal.ts), as the fault proxy sees them, so that a test
+ * (shared/storage/commit/journal.ts), as the fault proxy sees them, so that a test
  * can hold one back or make DynamoDB fail from it on. Fences and applied
  * writes go up to 100 a transaction: those kinds count the actions of a
  * request, so that "the 200th fence" is the request that carries it.

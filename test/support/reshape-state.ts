@@ -9,7 +9,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
 import type { PlacementClient } from '../../admin/placement-client.js';
 import { dynamo, tableName } from '../../shared/storage/client.js';
-import { FENCE_ATTRIBUTE } from '../../shared/storage/journal.js';
+import { FENCE_ATTRIBUTE } from '../../shared/storage/commit/journal.js';
 import { STAGED_WRITE_TYPE } from '../../shared/storage/items/change.js';
 import { TYPE_ATTRIBUTE } from '../../shared/storage/items/fields.js';
 

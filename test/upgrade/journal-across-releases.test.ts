@@ -1,5 +1,5 @@
 /**
- * A multi-step change (shared/storage/journal.ts) started by one release and
+ * A multi-step change (shared/storage/commit/journal.ts) started by one release and
  * finished by the other, as during an upgrade or a rollback: the previous
  * release (CHANGELOG.md, test/support/release.ts) and this checkout's code on
  * one DynamoDB Local table the release created (at the release's format). The

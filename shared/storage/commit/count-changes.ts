@@ -19,18 +19,18 @@
  * request and the sweeper may both go through the same change.
  */
 import { randomUUID } from 'node:crypto';
-import { config } from '../config.js';
-import { deleteItem, isConditionalCheckFailed, putItem, tableName, updateItem } from './dynamodb.js';
-import { recordConsumedCapacity, RETURN_CONSUMED_CAPACITY } from './consumed-capacity.js';
-import { timeLeftMs } from './deadline.js';
-import { ConcurrentUpdate } from './errors.js';
+import { config } from '../../config.js';
+import { deleteItem, isConditionalCheckFailed, putItem, tableName, updateItem } from '../dynamodb.js';
+import { recordConsumedCapacity, RETURN_CONSUMED_CAPACITY } from '../consumed-capacity.js';
+import { timeLeftMs } from '../deadline.js';
+import { ConcurrentUpdate } from '../errors.js';
 import { eachConcurrently, OutOfTime, partsOfSize, TIME_KEPT_MS, TRANSACTION_CONCURRENCY } from './journal.js';
-import { pauseBeforeRetry, retryPolicy } from './retry.js';
-import { queryAll } from './reads.js';
+import { pauseBeforeRetry, retryPolicy } from '../retry.js';
+import { queryAll } from '../reads.js';
 import { MAX_TRANSACTION_ITEMS } from './transact.js';
 import { commitInOneTransaction } from './transaction.js';
 import type { Write } from './write.js';
-import { resourceClasses, traits, type Catalog } from './catalog.js';
+import { resourceClasses, traits, type Catalog } from '../catalog.js';
 import {
   COUNT_CHANGES_PK,
   CountChangeAttribute,
@@ -40,7 +40,7 @@ import {
   encodeCountChange,
   encodeCountPart,
   type CountChange,
-} from './items/count-change.js';
+} from '../items/count-change.js';
 
 /** Counts a part moves, beside its mark. */
 const COUNTS_PER_PART = MAX_TRANSACTION_ITEMS - 1;

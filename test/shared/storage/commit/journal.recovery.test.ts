@@ -9,18 +9,18 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { reshapeVgpuToChild } from '../../../scripts/lib/big-changes.js';
-import { PlacementClient } from '../../../admin/placement-client.js';
-import { getProvider } from '../../../shared/storage/providers.js';
-import { FENCE_ATTRIBUTE, resolveFences, sweepChanges } from '../../../shared/storage/journal.js';
-import { handler as changeSweeper } from '../../../functions/change-sweeper.js';
-import { dynamo, tableName } from '../../../shared/storage/client.js';
-import { providerKey, providerPartition } from '../../../shared/storage/items/provider.js';
+import { reshapeVgpuToChild } from '../../../../scripts/lib/big-changes.js';
+import { PlacementClient } from '../../../../admin/placement-client.js';
+import { getProvider } from '../../../../shared/storage/providers.js';
+import { FENCE_ATTRIBUTE, resolveFences, sweepChanges } from '../../../../shared/storage/commit/journal.js';
+import { handler as changeSweeper } from '../../../../functions/change-sweeper.js';
+import { dynamo, tableName } from '../../../../shared/storage/client.js';
+import { providerKey, providerPartition } from '../../../../shared/storage/items/provider.js';
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Item } from '../../../shared/storage/items/fields.js';
-import { useServiceBehindFaultProxy } from '../../support/fault-proxy-service.js';
-import { isApply, isFence, nth } from '../../support/journal-requests.js';
-import { leftovers, reshapeState, rewriteConsumer } from '../../support/reshape-state.js';
+import type { Item } from '../../../../shared/storage/items/fields.js';
+import { useServiceBehindFaultProxy } from '../../../support/fault-proxy-service.js';
+import { isApply, isFence, nth } from '../../../support/journal-requests.js';
+import { leftovers, reshapeState, rewriteConsumer } from '../../../support/reshape-state.js';
 
 // Long enough that a reader or resolveFences, on a machine busy with other test files, still meets a committed change
 // within its lease (at 1.5 s, a loaded run rolled it forward first: "expected 0 to be greater than 0").

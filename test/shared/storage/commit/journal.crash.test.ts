@@ -8,13 +8,13 @@
  * be left in the table.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { reshapeVgpuToChild } from '../../../scripts/lib/big-changes.js';
-import { PlacementClient } from '../../../admin/placement-client.js';
-import { sweepChanges } from '../../../shared/storage/journal.js';
-import { isApply, isCommit, isFence, isFinish, isStaging, nth } from '../../support/journal-requests.js';
-import { claimsTakenAgain, leftovers, reshapeState } from '../../support/reshape-state.js';
-import { startServiceProcess, type ServiceProcess } from '../../support/service-process.js';
-import { useProxiedDynamoDbLocal } from '../../support/proxied-dynamodb-local.js';
+import { reshapeVgpuToChild } from '../../../../scripts/lib/big-changes.js';
+import { PlacementClient } from '../../../../admin/placement-client.js';
+import { sweepChanges } from '../../../../shared/storage/commit/journal.js';
+import { isApply, isCommit, isFence, isFinish, isStaging, nth } from '../../../support/journal-requests.js';
+import { claimsTakenAgain, leftovers, reshapeState } from '../../../support/reshape-state.js';
+import { startServiceProcess, type ServiceProcess } from '../../../support/service-process.js';
+import { useProxiedDynamoDbLocal } from '../../../support/proxied-dynamodb-local.js';
 
 const INSTANCES = 200;
 

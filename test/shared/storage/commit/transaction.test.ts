@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { getProvider, providerChangeWrites } from '../../../shared/storage/providers.js';
-import { commit } from '../../../shared/storage/transaction.js';
-import { ConcurrentUpdate } from '../../../shared/storage/errors.js';
-import { useLocalService } from '../../support/local-service.js';
+import { getProvider, providerChangeWrites } from '../../../../shared/storage/providers.js';
+import { commit } from '../../../../shared/storage/commit/transaction.js';
+import { ConcurrentUpdate } from '../../../../shared/storage/errors.js';
+import { useLocalService } from '../../../support/local-service.js';
 
 const CLIENTS = 32;
 const CLAIMS_PER_CLIENT = 10;

@@ -9,12 +9,12 @@
  * ConcurrentUpdate, which is retried.
  */
 import { commitInSteps, guarded, rawFenceOf, settleFence, targetOf } from './journal.js';
-import { pauseBeforeRetry, retryPolicy } from './retry.js';
+import { pauseBeforeRetry, retryPolicy } from '../retry.js';
 import { isItemTooLargeReason, isTooLargeForOneTransaction, MAX_TRANSACTION_ITEMS, sendTransaction } from './transact.js';
-import { ConcurrentUpdate } from './errors.js';
-import { isTransactionCanceled } from './dynamodb.js';
+import { ConcurrentUpdate } from '../errors.js';
+import { isTransactionCanceled } from '../dynamodb.js';
 import type { Write } from './write.js';
-import { ItemTooLarge } from './items/fields.js';
+import { ItemTooLarge } from '../items/fields.js';
 
 /**
  * One transaction, sent until DynamoDB decides it (sendTransaction: the same

@@ -4,10 +4,10 @@
  * (transaction.ts) and the steps of a multi-step change (journal.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { isTransactionCanceled, transactWriteItems } from './dynamodb.js';
-import { recordConsumedCapacity, RETURN_CONSUMED_CAPACITY } from './consumed-capacity.js';
-import { ConcurrentUpdate, DependencyUnavailable } from './errors.js';
-import { pauseBeforeRetry, retryPolicy } from './retry.js';
+import { isTransactionCanceled, transactWriteItems } from '../dynamodb.js';
+import { recordConsumedCapacity, RETURN_CONSUMED_CAPACITY } from '../consumed-capacity.js';
+import { ConcurrentUpdate, DependencyUnavailable } from '../errors.js';
+import { pauseBeforeRetry, retryPolicy } from '../retry.js';
 import type { WriteAction } from './write.js';
 
 /** DynamoDB's most actions in one TransactWriteItems. */

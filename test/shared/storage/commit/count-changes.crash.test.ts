@@ -13,12 +13,12 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { totalUses, traits } from '../../../shared/storage/catalog.js';
-import { sweepCountChanges } from '../../../shared/storage/count-changes.js';
-import { COUNT_CHANGES_PK } from '../../../shared/storage/items/count-change.js';
-import { queryAll } from '../../../shared/storage/reads.js';
-import { nth } from '../../support/journal-requests.js';
-import { useKillableService, useProxiedDynamoDbLocal } from '../../support/proxied-dynamodb-local.js';
+import { totalUses, traits } from '../../../../shared/storage/catalog.js';
+import { sweepCountChanges } from '../../../../shared/storage/commit/count-changes.js';
+import { COUNT_CHANGES_PK } from '../../../../shared/storage/items/count-change.js';
+import { queryAll } from '../../../../shared/storage/reads.js';
+import { nth } from '../../../support/journal-requests.js';
+import { useKillableService, useProxiedDynamoDbLocal } from '../../../support/proxied-dynamodb-local.js';
 
 const TRAITS = 150;
 

@@ -8,12 +8,12 @@
 import { randomUUID } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { reshapeVgpuToChild } from '../../../scripts/lib/big-changes.js';
-import { PlacementClient } from '../../../admin/placement-client.js';
-import { dynamo, tableName } from '../../../shared/storage/client.js';
-import { FENCE_ATTRIBUTE, sweepChanges } from '../../../shared/storage/journal.js';
-import { useServiceBehindFaultProxy } from '../../support/fault-proxy-service.js';
-import { leftovers, reshapeState } from '../../support/reshape-state.js';
+import { reshapeVgpuToChild } from '../../../../scripts/lib/big-changes.js';
+import { PlacementClient } from '../../../../admin/placement-client.js';
+import { dynamo, tableName } from '../../../../shared/storage/client.js';
+import { FENCE_ATTRIBUTE, sweepChanges } from '../../../../shared/storage/commit/journal.js';
+import { useServiceBehindFaultProxy } from '../../../support/fault-proxy-service.js';
+import { leftovers, reshapeState } from '../../../support/reshape-state.js';
 
 const { service, proxy } = useServiceBehindFaultProxy({ seed: 20 });
 

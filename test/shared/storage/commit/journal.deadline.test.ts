@@ -8,13 +8,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { tableName } from '../../../shared/storage/client.js';
-import { withDeadline } from '../../../shared/storage/deadline.js';
-import { batchGet } from '../../../shared/storage/reads.js';
-import { commit } from '../../../shared/storage/transaction.js';
-import type { Write } from '../../../shared/storage/write.js';
-import { isApply } from '../../support/journal-requests.js';
-import { useServiceBehindFaultProxy } from '../../support/fault-proxy-service.js';
+import { tableName } from '../../../../shared/storage/client.js';
+import { withDeadline } from '../../../../shared/storage/deadline.js';
+import { batchGet } from '../../../../shared/storage/reads.js';
+import { commit } from '../../../../shared/storage/commit/transaction.js';
+import type { Write } from '../../../../shared/storage/commit/write.js';
+import { isApply } from '../../../support/journal-requests.js';
+import { useServiceBehindFaultProxy } from '../../../support/fault-proxy-service.js';
 
 // Attempts of 10 s: a request the proxy holds ends with its attempt's timeout and is sent again (and held again); a
 // loaded machine's DynamoDB Local answers well within it.

@@ -12,17 +12,17 @@
  * whoever meets what a dead writer left behind finishes or undoes it.
  */
 import { randomUUID } from 'node:crypto';
-import { config } from '../config.js';
-import { batchGetItem, batchWriteItem, isConditionalCheckFailed, isTransactionCanceled, putItem, query, tableName, updateItem } from './dynamodb.js';
-import { recordConsumedCapacity, RETURN_CONSUMED_CAPACITY } from './consumed-capacity.js';
-import { untilAllProcessed } from './retry.js';
-import { usedPlaceholders } from './expression.js';
-import { ConcurrentUpdate, DependencyUnavailable } from './errors.js';
-import { timeLeftMs } from './deadline.js';
+import { config } from '../../config.js';
+import { batchGetItem, batchWriteItem, isConditionalCheckFailed, isTransactionCanceled, putItem, query, tableName, updateItem } from '../dynamodb.js';
+import { recordConsumedCapacity, RETURN_CONSUMED_CAPACITY } from '../consumed-capacity.js';
+import { untilAllProcessed } from '../retry.js';
+import { usedPlaceholders } from '../expression.js';
+import { ConcurrentUpdate, DependencyUnavailable } from '../errors.js';
+import { timeLeftMs } from '../deadline.js';
 import { isItemTooLargeReason, isTooLargeForOneTransaction, MAX_TRANSACTION_ITEMS, sendTransaction } from './transact.js';
 import type { Write, WriteAction } from './write.js';
-import { ItemTooLarge, TYPE_ATTRIBUTE, type Item, type Key } from './items/fields.js';
-import { PROVIDER_SK } from './items/provider.js';
+import { ItemTooLarge, TYPE_ATTRIBUTE, type Item, type Key } from '../items/fields.js';
+import { PROVIDER_SK } from '../items/provider.js';
 import {
   ChangeAttribute,
   changeKey,
@@ -37,7 +37,7 @@ import {
   type ChangeState,
   type StagedAction,
   type StagedWrite,
-} from './items/change.js';
+} from '../items/change.js';
 
 /** The attribute a multi-step change sets on every item it will write, holding its id. */
 export const FENCE_ATTRIBUTE = 'fence';
