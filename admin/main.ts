@@ -14,11 +14,24 @@ import { health } from './commands/health.js';
 import { history, usage } from './commands/history.js';
 import { importRegion } from './commands/import.js';
 import { migrate } from './commands/migrate.js';
-import { upgradeCheck, upgradeFinalize } from './commands/upgrade.js';
+import { upgradeCheck, upgradeFinalize, upgradeVerify } from './commands/upgrade.js';
 import { verify } from './commands/verify.js';
 
 const PROGRAM = 'placement-admin';
-const COMMANDS: Command[] = [migrate, exportRegion, importRegion, verify, capacity, upgradeCheck, upgradeFinalize, explain, history, usage, health];
+const COMMANDS: Command[] = [
+  migrate,
+  exportRegion,
+  importRegion,
+  verify,
+  capacity,
+  upgradeCheck,
+  upgradeFinalize,
+  upgradeVerify,
+  explain,
+  history,
+  usage,
+  health,
+];
 
 function overview(): string {
   const width = Math.max(...COMMANDS.map(({ name }) => name.length));

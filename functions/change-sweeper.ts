@@ -20,7 +20,7 @@ import { METRICS_NAMESPACE } from '../shared/http/middleware/metrics.js';
 import { longestWait, sweeperBacklog } from '../shared/storage/backlog.js';
 import { writeHistoryHeartbeat } from '../shared/storage/history.js';
 import { sweepChanges } from '../shared/storage/commit/journal.js';
-import { sweepEntryCleanups } from '../shared/storage/providers.js';
+import { sweepEntryCleanups } from '../shared/storage/entries/outside-commit.js';
 import { sweepCountChanges } from '../shared/storage/commit/count-changes.js';
 
 /** The sweeper's own metric (namespace Placement): how long, in seconds, the oldest of what it finishes has waited for it. */

@@ -98,7 +98,9 @@ export class PlacementStack extends Stack {
       // Without it the functions refuse to start with noauth2 (shared/auth/authenticate.ts); only this context sets it.
       auth.PLACEMENT_ALLOW_NOAUTH2_IN_LAMBDA = 'true';
     }
-    const common = { ...settings.environment, ...auth, PLACEMENT_STAGE: settings.stage };
+    // The longest a request runs: the build of a new storage format's entries waits it out (shared/storage/entries/build.ts).
+    const longestRequest = Math.max(...Object.values(settings.functions).map((settings) => settings.timeoutSeconds));
+    const common = { ...settings.environment, ...auth, PLACEMENT_STAGE: settings.stage, PLACEMENT_LONGEST_REQUEST_SECONDS: String(longestRequest) };
     // The policy file, read at synth, ships to the functions that check the policy as JSON: they carry no YAML parser.
     const policy: PolicyFiles =
       settings.policyRules === undefined

@@ -36,6 +36,9 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   readPolicyFilesWith(parsePolicyFile);
   // What the stack sets on each function: the release this checkout is. The logger may have loaded before it was set.
   process.env.PLACEMENT_RELEASE ||= CHECKOUT_RELEASE;
+  // Local requests run under no function timeout; a finalize to a new storage format waits this long for them (the stack
+  // sets its functions' longest timeout): a minute, where Lambda's longest would make trying an upgrade locally take 15.
+  process.env.PLACEMENT_LONGEST_REQUEST_SECONDS ||= '60';
   logger.appendPersistentKeys({ release: config.release });
   const { handlers } = await import('../functions/index.js');
   let database: DynamoDbLocal | undefined;

@@ -44,6 +44,14 @@ export const config = {
   get storageFormatSeconds(): number {
     return whole('PLACEMENT_STORAGE_FORMAT_SECONDS', 30);
   },
+  /**
+   * The longest a request may run (PLACEMENT_LONGEST_REQUEST_SECONDS): the stack sets the longest timeout of the functions
+   * that write; by default Lambda's longest, 900 s. The build of a new storage format's entries waits this long, beside
+   * storageFormatSeconds, for every request that read an older format to end (shared/storage/entries/build.ts).
+   */
+  get longestRequestSeconds(): number {
+    return whole('PLACEMENT_LONGEST_REQUEST_SECONDS', 900);
+  },
   /** How often the local service sweeps the changes of dead writers, as the stack's scheduled sweeper does; 0: only when it starts. */
   get localSweepSeconds(): number {
     return whole('PLACEMENT_LOCAL_SWEEP_SECONDS', 30);

@@ -9,7 +9,7 @@
  */
 import { command, EXIT_DIFFERENCES, UsageError } from '../command-line.js';
 import { PlacementClient } from '../placement-client.js';
-import { FIRST_RELEASE, formatsOf, nextStep, type NextStep, type RegionState, type Runner, type UpgradeStatus } from '../upgrade/region.js';
+import { FIRST_RELEASE, formatsOf, nextStep, type EntriesStatus, type NextStep, type RegionState, type Runner, type UpgradeStatus } from '../upgrade/region.js';
 import { awsClients, stackReleases } from '../upgrade/stack-releases.js';
 
 const OPTIONS = {
@@ -89,6 +89,7 @@ function describe({ status, runners }: RegionState, step: NextStep): string {
     `storage format of the table: ${format.table}${finalized}`,
     `newest storage format (release ${status.release}): ${format.newest}`,
     `multi-step changes in flight: ${status.changes_in_flight}`,
+    ...(status.entries ? [buildLine(status.entries)] : []),
     '',
     `${'runs'.padEnd(width)}  release  reads formats`,
     ...runners.map(
@@ -116,15 +117,28 @@ export const upgradeCheck = command({
   },
 });
 
+/** One line of the build's progress. */
+function buildLine(entries: EntriesStatus): string {
+  const done = `${entries.shards_done} of ${entries.shards} shards done, ${entries.providers} providers, ${entries.entries} entries, ${entries.write_units} write units`;
+  if (entries.state === 'waiting') return `entries: waiting ${entries.waiting_seconds ?? '?'} s for ${entries.waiting_for ?? 'the build to start'} (${done})`;
+  return `entries: ${entries.state} (${done})`;
+}
+
+const pause = (seconds: number) => new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+
 export const upgradeFinalize = command({
   name: 'upgrade finalize',
-  summary: 'moves the table to the newest storage format once every part of the region reads it',
+  summary: 'moves the table to the newest storage format once every part of the region reads it, and builds its entries',
   ...REGION_ARGUMENTS,
   description: [
     'Checks the region as "upgrade check" does and, when every part of it runs a release that reads the newest',
     'storage format, moves the table to it (POST /upgrade/finalize to the first URL of that release). Refuses,',
-    'with exit status 1 and the reason, while any part still runs an older release. After it, rolling back to a',
-    'release that cannot read the new format needs the backup taken before the upgrade (docs/operators/upgrade.md).',
+    'with exit status 1 and the reason, while any part still runs an older release. To format 3 it then builds',
+    "the new entries over the region's providers, calling the finalize again until they are built, a line of",
+    'progress each time: first a wait of about a minute (until no function can write the older format), then',
+    'a part of the build per call. Killed, it goes on from where the build got to when started again. After it,',
+    'rolling back to a release that cannot read the new format needs the backup taken before the upgrade',
+    '(docs/operators/upgrade.md).',
   ].join('\n'),
   run: async (values) => {
     const { region, step } = await regionAndStep(values);
@@ -137,14 +151,75 @@ export const upgradeFinalize = command({
       return EXIT_DIFFERENCES;
     }
     const url = region.runners.find((runner) => runner.release === region.status.release)!.name;
-    const client = new PlacementClient(url, { token: (values as Values).token ?? 'admin', version: '1.0' });
-    const response = await client.post('/upgrade/finalize', { format: step.to });
-    if (response.status !== 200) {
-      console.error(`upgrade finalize: ${url} answered ${response.status}: ${response.body?.errors?.[0]?.detail ?? response.text}`);
-      return EXIT_DIFFERENCES;
+    const client = new PlacementClient(url, { token: (values as Values).token ?? 'admin', version: '1.0', retries: 3 });
+    for (;;) {
+      const response = await client.post('/upgrade/finalize', { format: step.to });
+      if (response.status !== 200 && response.status !== 202) {
+        console.error(`upgrade finalize: ${url} answered ${response.status}: ${response.body?.errors?.[0]?.detail ?? response.text}`);
+        return EXIT_DIFFERENCES;
+      }
+      const after = response.body as UpgradeStatus;
+      if (after.entries) console.error(buildLine(after.entries));
+      if (response.status === 200) {
+        console.log(`the table is at storage format ${after.storage_format.table} (finalized by release ${after.release})`);
+        return 0;
+      }
+      if (after.entries?.state === 'waiting') await pause(Math.min(after.entries.waiting_seconds ?? 1, 5));
     }
-    const after = response.body as UpgradeStatus;
-    console.log(`the table is at storage format ${after.storage_format.table} (finalized by release ${after.release})`);
-    return 0;
+  },
+});
+
+/** One answer of GET /upgrade/entries. */
+interface VerifyAnswer {
+  providers: number;
+  entries: number;
+  pending: number;
+  disagreements: { provider: string; entry: string; subject: string; problem: string }[];
+  next: string | null;
+}
+
+export const upgradeVerify = command({
+  name: 'upgrade verify',
+  summary: "reads the table's entries (capacity, traits, aggregates) against its providers and names each disagreement",
+  synopsis: '--url URL [options]',
+  options: {
+    url: { type: 'string', value: 'URL', required: true, help: 'a Placement endpoint of the region (release 1.2.0 or later, finalized to storage format 3)' },
+    token: OPTIONS.token,
+    json: { type: 'boolean', help: 'print every disagreement and the totals as JSON' },
+  },
+  description: [
+    'Reads, through GET /upgrade/entries a part at a time, every provider and the entries it should have (one',
+    'capacity entry per class of its inventory, one per trait, its aggregates and sharing entries), then every',
+    "capacity and trait holder entry and the provider it names. Prints each disagreement (the provider, the entry's",
+    'key, what it says and what is wrong), a progress line per part on stderr, and the totals. Entries a committed',
+    "change's cleanup has still to remove are counted as pending, not as disagreements. Exit status 1 when there",
+    'is any disagreement. Changes nothing.',
+  ].join('\n'),
+  run: async (values) => {
+    const { url, token, json } = values as { url: string; token?: string; json: boolean };
+    const client = new PlacementClient(url, { token: token ?? 'admin', version: '1.0', retries: 3 });
+    const total = { providers: 0, entries: 0, pending: 0, disagreements: [] as VerifyAnswer['disagreements'] };
+    let marker: string | null | undefined;
+    do {
+      const response = await client.get(`/upgrade/entries${marker ? `?marker=${encodeURIComponent(marker)}` : ''}`);
+      if (response.status !== 200) {
+        console.error(`upgrade verify: ${url} answered ${response.status}: ${response.body?.errors?.[0]?.detail ?? response.text}`);
+        return EXIT_DIFFERENCES;
+      }
+      const page = response.body as VerifyAnswer;
+      total.providers += page.providers;
+      total.entries += page.entries;
+      total.pending += page.pending;
+      total.disagreements.push(...page.disagreements);
+      if (!json) for (const d of page.disagreements) console.log(`${d.provider}  ${d.subject}  ${d.entry}: ${d.problem}`);
+      console.error(`verified ${total.providers} providers and ${total.entries} entries so far, ${total.disagreements.length} disagreements`);
+      marker = page.next;
+    } while (marker);
+    if (json) console.log(JSON.stringify(total, null, 2));
+    else
+      console.log(
+        `${total.providers} providers, ${total.entries} entries checked, ${total.pending} pending cleanup, ${total.disagreements.length} disagreements`,
+      );
+    return total.disagreements.length > 0 ? EXIT_DIFFERENCES : 0;
   },
 });

@@ -9,7 +9,20 @@
 export interface UpgradeStatus {
   release: string;
   storage_format: { table: number; known: number[]; newest: number; finalized_at: string | null; finalized_by: string | null };
+  /** The build of format 3's entries (release 1.2.0 on). */
+  entries?: EntriesStatus;
   changes_in_flight: number;
+}
+
+export interface EntriesStatus {
+  state: 'waiting' | 'building' | 'built';
+  waiting_seconds: number | null;
+  waiting_for: string | null;
+  shards: number;
+  shards_done: number;
+  providers: number;
+  entries: number;
+  write_units: number;
 }
 
 /** One part of the region: a URL that answered, or a function of the stack. */
@@ -59,6 +72,7 @@ export function nextStep({ status, runners }: RegionState): NextStep {
       kind: 'refused',
       reason: `${unable.map((runner) => `${runner.name} (release ${runner.release})`).join(', ')} cannot read storage format ${table}: deploy release ${status.release} or later there`,
     };
+  if (table >= newest && (status.entries?.state ?? 'built') !== 'built') return { kind: 'finalize', to: newest };
   if (table >= newest) return { kind: 'done', reason: `the table is at storage format ${table}, the newest release ${status.release} writes` };
   const older = runners.filter((runner) => !runner.known.includes(newest));
   if (older.length > 0) {

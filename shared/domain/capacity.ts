@@ -23,6 +23,15 @@ export function freeCapacity(inventory: Inventory, used: number): number {
 }
 
 /**
+ * The most one allocation of the class could take now: its free capacity
+ * within max_unit, never below 0. Any amount that fits is at most this
+ * (fitsCapacity), so a provider below it for an amount cannot take it.
+ */
+export function largestAllocation(inventory: Inventory, used: number): number {
+  return Math.max(0, Math.min(freeCapacity(inventory, used), inventory.max_unit));
+}
+
+/**
  * Free capacity of every class of a provider, in whole units: what claim
  * conditions compare with whole amounts. Whole, it is also a number DynamoDB
  * can store: a ratio of 1e-300 would leave 8e-300, which it cannot. It is

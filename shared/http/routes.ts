@@ -131,6 +131,7 @@ const ROUTE_TABLE = [
   // This service's own: upgrades (docs/operators/upgrade.md).
   { method: 'GET', path: '/upgrade', handler: 'upgrade', since: '1.0', policy: 'placement:upgrade:check', upstream: false },
   { method: 'POST', path: '/upgrade/finalize', handler: 'upgrade', since: '1.0', policy: 'placement:upgrade:finalize', upstream: false, ...JSON_BODY },
+  { method: 'GET', path: '/upgrade/entries', handler: 'upgrade', since: '1.0', policy: 'placement:upgrade:verify', upstream: false },
 
   // This service's own: the allocation history (docs/operators/history.md), under a prefix of its own as explain's.
   {

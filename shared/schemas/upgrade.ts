@@ -10,3 +10,10 @@ export const FINALIZE_UPGRADE = {
   required: ['format'],
   additionalProperties: false,
 } satisfies JsonSchema;
+
+/** GET /upgrade/entries: where a verify of the entries goes on (the `next` of the previous page). */
+export const VERIFY_ENTRIES_QUERY = {
+  type: 'object',
+  properties: { marker: { type: 'string', minLength: 1, maxLength: 4096 } },
+  additionalProperties: false,
+} satisfies JsonSchema;

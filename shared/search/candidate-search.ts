@@ -19,7 +19,7 @@ import type { CandidateRequest } from '../domain/candidate-request.js';
 import type { SearchProvider } from '../domain/model.js';
 import { MAX_INT } from '../domain/inventory.js';
 import { PROVIDER_SHARDS } from '../storage/table-definition.js';
-import { agreesWithEntries } from '../storage/providers.js';
+import { agreesWithEntries } from '../storage/entries/search-entries.js';
 import {
   getProvidersForSearch,
   listAggregateMembers,

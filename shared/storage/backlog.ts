@@ -8,7 +8,7 @@
  */
 import { openCountChanges } from './commit/count-changes.js';
 import { openChanges } from './commit/journal.js';
-import { openEntryCleanups } from './providers.js';
+import { openEntryCleanups } from './entries/outside-commit.js';
 
 export interface Waiting {
   id: string;

@@ -21,7 +21,8 @@
  */
 import type { SearchProvider } from '../domain/model.js';
 import { SHARING_TRAIT } from '../domain/standard-catalog.js';
-import { agreesWithEntries, listAggregateMembers as listProviderAggregateMembers, listSearchEntries } from './providers.js';
+import { listAggregateMembers as listProviderAggregateMembers } from './providers.js';
+import { agreesWithEntries, listSearchEntries } from './entries/search-entries.js';
 import { batchGet, projectionOf, queryPage, withProjection, type Item, type Projection } from './reads.js';
 import { BY_SHARD_INDEX } from './table-definition.js';
 import { allShards, decodeSearchProvider, providerKey, ProviderAttribute, SEARCH_ATTRIBUTES } from './items/provider.js';

@@ -11,11 +11,12 @@ import { BY_GROUP_INDEX } from './table-definition.js';
 import type { Write } from './commit/write.js';
 import type { Key } from './items/fields.js';
 import { AllocationAttribute, allocationKey, decodeAllocation, encodeAllocation, isAllocationItem } from './items/allocation.js';
-import { writesFormat } from './storage-format.js';
+import { keepsEntries, writesFormat } from './storage-format.js';
+import { capacityEntryChanges } from './entries/capacity-entries.js';
 import { ConsumerAttribute, consumerKey, decodeConsumer, encodeConsumer, projectGroup, userPrefix } from './items/consumer.js';
 import { encodeConsumerRemoval } from './items/consumer-removal.js';
 import type { ChangeStamp } from '../domain/history.js';
-import { decodeProvider, PROVIDER_SK, ProviderAttribute, providerKey, providerPartition } from './items/provider.js';
+import { decodeProvider, packInventories, PROVIDER_SK, ProviderAttribute, providerKey, providerPartition } from './items/provider.js';
 import { providerChangeWrites, providerChangesWrites, type ProviderChange, type ProviderChangeErrors } from './providers.js';
 
 export async function getConsumer(uuid: string): Promise<Consumer | undefined> {
@@ -146,19 +147,33 @@ function providerUsageWrites(change: ProviderUsageChange, named: ReadonlySet<str
     if (delta > 0) conditions.push(`${free} >= ${amount}`);
   }
   for (const resourceClass of mustExist) conditions.push(`attribute_exists(${e.name(A.usages, resourceClass)})`);
-  return [
-    {
-      item: {
-        Update: {
-          TableName: tableName(),
-          Key: providerKey(provider.uuid),
-          UpdateExpression: `SET ${sets.join(', ')}`,
-          ConditionExpression: conditions.join(' AND '),
-          ...e.attributes(),
-        },
+  const entries = capacityEntriesMoved(provider, moved);
+  for (const resourceClass of entries.classes) {
+    // The entry moves from the amount read: its usage and inventory must still be as read (an allocation removed moves the usage without a new generation).
+    const used = entryOf(provider.usages, resourceClass);
+    conditions.push(used === undefined ? `attribute_not_exists(${e.name(A.usages, resourceClass)})` : `${e.name(A.usages, resourceClass)} = ${e.value(used)}`);
+  }
+  if (entries.classes.size > 0) conditions.push(`${e.name(A.inventories)} = ${e.value(packInventories(provider.inventories))}`);
+  const update: Write = {
+    item: {
+      Update: {
+        TableName: tableName(),
+        Key: providerKey(provider.uuid),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: conditions.join(' AND '),
+        ...e.attributes(),
       },
     },
-  ];
+  };
+  return [update, ...entries.writes];
+}
+
+/** The capacity entries (format 3) a usage change moves on one provider, and their classes. */
+function capacityEntriesMoved(provider: Provider, moved: [string, number][]): ReturnType<typeof capacityEntryChanges> {
+  if (!keepsEntries() || moved.length === 0) return { writes: [], classes: new Set() };
+  const usages = { ...provider.usages };
+  for (const [resourceClass, delta] of moved) usages[resourceClass] = (entryOf(usages, resourceClass) ?? 0) + delta;
+  return capacityEntryChanges(provider, { ...provider, usages });
 }
 
 /**

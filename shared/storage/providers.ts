@@ -6,19 +6,16 @@ import { nextAncestor, type Lineage } from '../domain/provider-tree.js';
 import { SHARING_TRAIT } from '../domain/standard-catalog.js';
 import { randomUUID } from 'node:crypto';
 import { config } from '../config.js';
-import { deleteItem, isTransactionCanceled, putItem, tableName, transactWriteItems } from './dynamodb.js';
-import { recordConsumedCapacity, RETURN_CONSUMED_CAPACITY } from './consumed-capacity.js';
-import { timeLeftMs } from './deadline.js';
-import { eachConcurrently, FENCE_ATTRIBUTE, OutOfTime, partsOfSize, TIME_KEPT_MS, TRANSACTION_CONCURRENCY } from './commit/journal.js';
-import { writesFormat } from './storage-format.js';
+import { tableName } from './dynamodb.js';
+import { keepsEntries, writesFormat } from './storage-format.js';
 import { MAX_TRANSACTION_ITEMS } from './commit/transact.js';
-import { commitInOneTransaction, type Plan } from './commit/transaction.js';
+import type { Plan } from './commit/transaction.js';
 import { Expression } from './expression.js';
 import { batchGet, getItem, projectionOf, queryAll, withProjection, type Projection } from './reads.js';
 import { BY_SHARD_INDEX } from './table-definition.js';
 import type { Write } from './commit/write.js';
 import { resourceClasses, traits } from './catalog.js';
-import { type Item, type Key } from './items/fields.js';
+import { type Item } from './items/fields.js';
 import {
   allShards,
   CAPACITY_ATTRIBUTES,
@@ -33,22 +30,16 @@ import {
   type ProviderCapacity,
 } from './items/provider.js';
 import { decodeProviderName, encodeProviderName, providerNameKey } from './items/provider-name.js';
-import { decodeEntryCleanup, encodeEntryCleanup, entryCleanupKey, ENTRY_CLEANUPS_PK, type EntryCleanup } from './items/entry-cleanup.js';
-import {
-  aggregateMemberKey,
-  aggregatePartition,
-  decodeSearchEntry,
-  encodeSearchEntry,
-  SearchEntryAttribute,
-  sharingInAggregateKey,
-  sharingMarkerKey,
-  sharingPartition,
-} from './items/search-entry.js';
+import { encodeEntryCleanup, entryCleanupKey, type EntryCleanup } from './items/entry-cleanup.js';
+import { aggregatePartition, sharingPartition } from './items/search-entry.js';
 import { shardForProvider } from './items/catalog-use-count.js';
 import type { CountChange } from './items/count-change.js';
 import { commitCountsAfter, commitCountsAhead, newCountChange, raiseCountsAhead, undoCountsAhead } from './commit/count-changes.js';
 import { ConcurrentUpdate } from './errors.js';
 import { SORT_PART_BYTES } from './items/key-parts.js';
+import { capacityEntryChanges } from './entries/capacity-entries.js';
+import { agreesWithEntries, listSearchEntries, searchEntryWrites } from './entries/search-entries.js';
+import { addEntriesAhead, cleanUpEntries, ENTRIES_REMOVED_BY_THE_REQUEST, entriesOf, holdUntil } from './entries/outside-commit.js';
 
 export async function getProvider(uuid: string): Promise<Provider | undefined> {
   const item = await getItem(providerKey(uuid));
@@ -192,24 +183,6 @@ export async function listTreeOf(uuid: string): Promise<Provider[] | undefined> 
   return provider && listTree(provider.rootUuid);
 }
 
-/** The uuids the search entries of these partitions name (search-entry.ts); `onPage` hears how many items each page read. */
-export async function listSearchEntries(partitions: string[], onPage?: (scanned: number) => void): Promise<string[]> {
-  const pages = await Promise.all(partitions.map((pk) => queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } }, onPage)));
-  return [...new Set(pages.flat().map(decodeSearchEntry))];
-}
-
-/**
- * Whether a provider, read, agrees with the search entries it was found by:
- * it is in one of the aggregates (when they are given) and, for sharing
- * entries, shares through them. Readers take an entry only as far as this:
- * a deleted provider's entries outlive it for a moment (providerChangePlan),
- * and one created again under the same uuid is a new provider.
- */
-export function agreesWithEntries(provider: Pick<Provider, 'aggregates' | 'traits'>, aggregates: readonly string[] | undefined, sharing: boolean): boolean {
-  if (sharing && !provider.traits.includes(SHARING_TRAIT)) return false;
-  return aggregates === undefined || provider.aggregates.some((aggregate) => aggregates.includes(aggregate));
-}
-
 /** The uuids of the providers in any of the aggregates, from their membership items; `onPage` hears how many items each page read. */
 export const listAggregateMembers = (aggregates: string[], onPage?: (scanned: number) => void): Promise<string[]> =>
   listSearchEntries(aggregates.map(aggregatePartition), onPage);
@@ -256,14 +229,29 @@ function putProvider(provider: Provider, read: Provider | undefined, onCondition
 }
 
 /**
+ * A check, written nowhere, that a provider is still as read in what its
+ * entries follow from: generation (traits bump it), usages (an allocation
+ * removed moves them without a new one) and inventories (a class renamed
+ * changes them without a new one).
+ */
+export function providerStillAsRead(read: Provider): Write {
+  const e = new Expression();
+  const condition = [`${e.name(A.generation)} = ${e.value(read.generation)}`, `${e.name(A.usages)} = ${e.value(read.usages)}`, inventoriesAsRead(e, read)].join(
+    ' AND ',
+  );
+  return { item: { ConditionCheck: { TableName: tableName(), Key: providerKey(read.uuid), ConditionExpression: condition, ...e.attributes() } } };
+}
+
+/**
  * A class renamed in one provider: its inventories, and its usage and free
  * capacity of that class, on condition that its inventories and its usage of
  * the class are still as read. Only those entries are written, so that claims
  * of other classes on the provider meanwhile do not cancel the rename; a
  * claim of this class changes the usage, and the rename starts over.
- * Generation and update time stay, as upstream's rename leaves them.
+ * Generation and update time stay, as upstream's rename leaves them. Its
+ * capacity entry moves to the new name's partitions (format 3).
  */
-export function renameClassWrite(provider: Provider, from: string, to: string): Write {
+export function renameClassWrites(provider: Provider, from: string, to: string): Write[] {
   const e = new Expression();
   const renamed = { ...provider, inventories: renameEntry(provider.inventories, from, to), usages: renameEntry(provider.usages, from, to) };
   const sets = [`${e.name(A.inventories)} = ${e.value(packInventories(renamed.inventories))}`];
@@ -279,18 +267,19 @@ export function renameClassWrite(provider: Provider, from: string, to: string): 
   const free = entryOf(freeCapacities(renamed), to);
   if (free !== undefined) sets.push(`${e.name(A.free, to)} = ${e.value(free)}`);
   removes.push(e.name(A.free, from));
-  const update = `SET ${sets.join(', ')} REMOVE ${removes.join(', ')}`;
-  return {
+  const expression = `SET ${sets.join(', ')} REMOVE ${removes.join(', ')}`;
+  const update: Write = {
     item: {
       Update: {
         TableName: tableName(),
         Key: providerKey(provider.uuid),
-        UpdateExpression: update,
+        UpdateExpression: expression,
         ConditionExpression: conditions.join(' AND '),
         ...e.attributes(),
       },
     },
   };
+  return [update, ...(keepsEntries() ? capacityEntryChanges(provider, renamed).writes : [])];
 }
 
 function deleteProvider(provider: Provider, onConditionFailed?: () => Error): Write {
@@ -429,6 +418,7 @@ function providerItemWrites({ before, after, lineage = [] }: ProviderChange, err
     if (after?.parentUuid) writes.push(linkChild(after.parentUuid, after.uuid, 'ADD', take(after.parentUuid)));
     writes.push(...[...above.values()].map(stillInPlace));
   }
+  if (keepsEntries()) writes.push(...capacityEntryChanges(before, after).writes);
   return withSearchEntries ? [...writes, ...searchEntryWrites(before, after)] : writes;
 }
 
@@ -463,64 +453,15 @@ function useCountWrites(changes: readonly ProviderChange[], errors: ProviderChan
   return writes;
 }
 
-/** A search entry (search-entry.ts), with the aggregate it is about (none: the sharing marker). */
-interface SearchEntry {
-  aggregate?: string;
-  key: Key;
-}
-
-/**
- * The search entries of a provider in these aggregates: its membership of
- * each, its sharing entry in each when it shares through them, and its
- * sharing marker when `marker` (by default, when it shares).
- */
-function searchEntriesOf(uuid: string, aggregates: readonly string[], sharing: boolean, marker = sharing): SearchEntry[] {
-  const entries: SearchEntry[] = marker ? [{ key: sharingMarkerKey(uuid) }] : [];
-  for (const aggregate of aggregates) {
-    entries.push({ aggregate, key: aggregateMemberKey(aggregate, uuid) });
-    if (sharing) entries.push({ aggregate, key: sharingInAggregateKey(aggregate, uuid) });
-  }
-  return entries;
-}
-
-/** The search entries (search-entry.ts) a provider change adds and removes. */
-function searchEntryWrites(before: Provider | undefined, after: Provider | undefined): Write[] {
-  const entries = (provider: Provider | undefined): Map<string, Key> =>
-    new Map(
-      provider === undefined
-        ? []
-        : searchEntriesOf(provider.uuid, provider.aggregates, provider.traits.includes(SHARING_TRAIT)).map(({ key }) => [`${key.pk} ${key.sk}`, key]),
-    );
-  const old = entries(before);
-  const next = entries(after);
-  const writes: Write[] = [];
-  for (const [name, key] of next) {
-    if (!old.has(name)) writes.push({ item: { Put: { TableName: tableName(), Item: encodeSearchEntry(key, after!.uuid) } } });
-  }
-  for (const [name, key] of old) {
-    if (!next.has(name)) writes.push({ item: { Delete: { TableName: tableName(), Key: key } } });
-  }
-  return writes;
-}
-
 /**
  * From this storage format on, every release that may run reads a search
  * entry only as far as the provider it names, read, agrees, and finishes
  * the count changes a request left (a format is finalized only once no
  * older release runs; release 1.0.0 took every entry at its word and knows
  * no count change): a change can then write entries and counts ahead of
- * its commit and remove or lower them after it.
+ * its commit and remove or lower them after it (entries/outside-commit.ts).
  */
 const OUTSIDE_COMMIT_SINCE_FORMAT = 2;
-
-/** How long before the invocation's deadline a cleanup stops, leaving the rest to the sweeper. */
-const CLEANUP_TIME_KEPT_MS = 1_000;
-/** Entry deletes of one cleanup transaction, beside its check of the provider. */
-const ENTRIES_PER_TRANSACTION = MAX_TRANSACTION_ITEMS - 1;
-/** Aggregates one cleanup transaction checks: three operators each, of the 300 a DynamoDB expression may hold. */
-const AGGREGATES_PER_TRANSACTION = 90;
-/** The most entries a request removes itself: one round of transactions. More are left to the sweeper. */
-const ENTRIES_REMOVED_BY_THE_REQUEST = TRANSACTION_CONCURRENCY * ENTRIES_PER_TRANSACTION;
 
 /**
  * A provider's deletion (`after` undefined) or change. Where its writes fit
@@ -564,11 +505,15 @@ export function providerChangePlan(before: Provider, after: Provider | undefined
   if (raised) commitWrites.push(commitCountsAhead(raised, () => new ConcurrentUpdate()));
   if (lowered) commitWrites.push(commitCountsAfter(lowered));
 
-  const stays = new Set(after?.aggregates ?? []);
+  const gone = (kept: readonly string[] | undefined, had: readonly string[]) => {
+    const stays = new Set(kept ?? []);
+    return had.filter((name) => !stays.has(name));
+  };
   const removal: Omit<EntryCleanup, 'due'> = {
     key: entryCleanupKey(before.uuid, randomUUID()),
     uuid: before.uuid,
-    aggregates: before.aggregates.filter((aggregate) => !stays.has(aggregate)),
+    aggregates: gone(after?.aggregates, before.aggregates),
+    traits: keepsEntries() ? gone(after?.traits, before.traits) : [],
     sharing,
     marker: sharing && after === undefined,
   };
@@ -580,13 +525,19 @@ export function providerChangePlan(before: Provider, after: Provider | undefined
     });
   }
 
-  const had = new Set(before.aggregates);
-  const addedAggregates = (after?.aggregates ?? []).filter((aggregate) => !had.has(aggregate));
   const added = searchEntryWrites(before, after).filter((write) => write.item.Put !== undefined);
   let addition: EntryCleanup | undefined;
   if (commitWrites.length + added.length <= MAX_TRANSACTION_ITEMS) commitWrites.push(...added);
   else {
-    addition = { key: entryCleanupKey(before.uuid, randomUUID()), uuid: before.uuid, aggregates: addedAggregates, sharing, marker: false, due: holdUntil() };
+    addition = {
+      key: entryCleanupKey(before.uuid, randomUUID()),
+      uuid: before.uuid,
+      aggregates: gone(before.aggregates, after?.aggregates ?? []),
+      traits: keepsEntries() ? gone(before.traits, after?.traits ?? []) : [],
+      sharing,
+      marker: false,
+      due: holdUntil(),
+    };
     commitWrites.push({ item: { Delete: { TableName: tableName(), Key: addition.key, ConditionExpression: 'attribute_exists(pk)' } } });
   }
   if (commitWrites.length > MAX_TRANSACTION_ITEMS) return { writes };
@@ -634,129 +585,4 @@ function countChangesOf(before: Provider, after: Provider | undefined): { raised
       lowered: newCountChange(shard, down.classes, down.traits, -1, Date.now()),
     }),
   };
-}
-
-/** The longest an entry written ahead of its change is held for it; the change commits before the hold ends, by a lease to spare for clocks. */
-const LONGEST_HOLD_MS = 60_000;
-
-/** When entries written ahead of a change now stop being held: within the invocation's time, and LONGEST_HOLD_MS, plus one lease. */
-const holdUntil = (): number => Date.now() + Math.min(timeLeftMs(), LONGEST_HOLD_MS) + config.changeLeaseMs;
-
-/**
- * Writes the entries a change adds ahead of its commit, 100 a transaction,
- * eight at a time. No reader takes them before the commit (the provider does
- * not list their aggregates yet: agreesWithEntries), and no entry cleanup
- * removes them until `heldUntil`, so that an earlier change's cleanup, which
- * sees a provider that lists none of them yet, cannot take them away between
- * this write and the commit. First, the addition's own cleanup item is
- * written, due when the hold ends: should the change not commit (a
- * conflict, or its request dies), the sweeper removes them then; its commit
- * deletes the item, and fails if the item is gone. Each put requires that no
- * multi-step change holds the entry (guarded), like every write. A change
- * that could no longer commit well within the hold gives up with nothing
- * of it in sight.
- */
-async function addEntriesAhead(addition: EntryCleanup): Promise<void> {
-  recordConsumedCapacity(
-    (await putItem({ TableName: tableName(), Item: encodeEntryCleanup(addition), ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY })).ConsumedCapacity,
-    'write',
-  );
-  const puts = entriesOf(addition).map(({ key }): Write => ({
-    item: { Put: { TableName: tableName(), Item: encodeSearchEntry(key, addition.uuid, addition.due) } },
-  }));
-  await eachConcurrently(partsOfSize(puts, MAX_TRANSACTION_ITEMS), commitInOneTransaction, TRANSACTION_CONCURRENCY);
-  if (Date.now() > addition.due - config.changeLeaseMs - TIME_KEPT_MS) throw new OutOfTime();
-}
-
-/** The entries a cleanup removes. */
-const entriesOf = (cleanup: Omit<EntryCleanup, 'key' | 'due'>): SearchEntry[] =>
-  searchEntriesOf(cleanup.uuid, cleanup.aggregates, cleanup.sharing, cleanup.marker);
-
-/** The entries in parts of one transaction each, an aggregate's two entries always in the same part. */
-function cleanupParts(entries: SearchEntry[]): SearchEntry[][] {
-  const parts: SearchEntry[][] = [];
-  let part: SearchEntry[] = [];
-  let aggregates = new Set<string>();
-  for (const entry of entries) {
-    const newAggregate = entry.aggregate !== undefined && !aggregates.has(entry.aggregate);
-    if (part.length > 0 && newAggregate && (part.length + 2 > ENTRIES_PER_TRANSACTION || aggregates.size >= AGGREGATES_PER_TRANSACTION)) {
-      parts.push(part);
-      part = [];
-      aggregates = new Set();
-    }
-    part.push(entry);
-    if (entry.aggregate !== undefined) aggregates.add(entry.aggregate);
-  }
-  if (part.length > 0) parts.push(part);
-  return parts;
-}
-
-/**
- * Deletes one part's entries in one transaction, on condition that the
- * provider (or its absence) does not list their aggregates, nor share when
- * the part holds its sharing marker, and that no multi-step change holds
- * them. A provider that lists some of them again by now (added again, or
- * created again under the same uuid) keeps those: the provider is read and
- * the part sent again without them.
- */
-async function removeEntries(uuid: string, entries: SearchEntry[]): Promise<void> {
-  const notHeld = `attribute_not_exists(${FENCE_ATTRIBUTE}) AND (attribute_not_exists(${SearchEntryAttribute.heldUntil}) OR ${SearchEntryAttribute.heldUntil} < :now)`;
-  for (let attempt = 0; entries.length > 0; attempt++) {
-    if (timeLeftMs() < CLEANUP_TIME_KEPT_MS) throw new Error('out of time');
-    const e = new Expression();
-    const conditions = [...new Set(entries.map((entry) => entry.aggregate))].map((aggregate) =>
-      aggregate === undefined ? `NOT contains(${e.name(A.traits)}, ${e.value(SHARING_TRAIT)})` : `NOT contains(${e.name(A.aggregates)}, ${e.value(aggregate)})`,
-    );
-    const check = { ConditionCheck: { TableName: tableName(), Key: providerKey(uuid), ConditionExpression: conditions.join(' AND '), ...e.attributes() } };
-    const deletes = entries.map(({ key }) => ({
-      Delete: { TableName: tableName(), Key: key, ConditionExpression: notHeld, ExpressionAttributeValues: { ':now': Date.now() } },
-    }));
-    try {
-      const output = await transactWriteItems({ TransactItems: [check, ...deletes], ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY });
-      recordConsumedCapacity(output.ConsumedCapacity, 'write');
-      return;
-    } catch (error) {
-      const providerDisagrees = isTransactionCanceled(error) && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed';
-      if (!providerDisagrees || attempt >= 2) throw error;
-      const provider = await getProvider(uuid);
-      entries = entries.filter(({ aggregate }) =>
-        provider === undefined ? true : aggregate === undefined ? !provider.traits.includes(SHARING_TRAIT) : !provider.aggregates.includes(aggregate),
-      );
-    }
-  }
-}
-
-/**
- * Removes a cleanup's entries (removeEntries), then its item; true when
- * done. Whatever stops it (the invocation's time, a throttle, a change
- * holding an entry, a lost connection), it returns false and leaves the
- * item for the sweeper: the change it follows has committed and must not
- * be answered as a failure.
- */
-export async function cleanUpEntries(cleanup: Omit<EntryCleanup, 'due'>): Promise<boolean> {
-  try {
-    await eachConcurrently(cleanupParts(entriesOf(cleanup)), (part) => removeEntries(cleanup.uuid, part), TRANSACTION_CONCURRENCY);
-    recordConsumedCapacity(
-      (await deleteItem({ TableName: tableName(), Key: cleanup.key, ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY })).ConsumedCapacity,
-      'write',
-    );
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Finishes the entry cleanups whose request did not (their `due` passed); returns how many it finished. The sweeper runs it. */
-/** The cleanups of search entries not done yet, strongly consistently. */
-export const openEntryCleanups = async (): Promise<EntryCleanup[]> =>
-  (await queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': ENTRY_CLEANUPS_PK }, ConsistentRead: true })).map(
-    decodeEntryCleanup,
-  );
-
-export async function sweepEntryCleanups(): Promise<number> {
-  let finished = 0;
-  for (const cleanup of await openEntryCleanups()) {
-    if (cleanup.due < Date.now() && (await cleanUpEntries(cleanup))) finished++;
-  }
-  return finished;
 }

@@ -14,7 +14,7 @@ import { entryOf } from '../domain/model.js';
 import { resourceClasses, totalUses, type CatalogEntry } from './catalog.js';
 import { lowerCountsOwed } from './commit/count-changes.js';
 import { getConsumers, getProviderAllocations, renameInAllocationWrite, renameInConsumerWrite, type ProviderAllocations } from './consumers.js';
-import { renameClassWrite } from './providers.js';
+import { renameClassWrites } from './providers.js';
 import { projectionOf, queryAll } from './reads.js';
 import { BY_SHARD_INDEX } from './table-definition.js';
 import { readPlanCommit } from './commit/transaction.js';
@@ -104,7 +104,7 @@ export async function renameResourceClass(entry: CatalogEntry, newName: string, 
     const writes: Write[] = [...resourceClasses.renameWrites(count, newName, uses, now, errors.onExists)];
     const consumerUuids = new Set<string>();
     for (const { provider, allocations } of holders) {
-      writes.push(renameClassWrite(provider, from, newName));
+      writes.push(...renameClassWrites(provider, from, newName));
       for (const [consumerUuid, resources] of allocations) {
         if (entryOf(resources, from) === undefined) continue;
         writes.push(renameInAllocationWrite(provider.uuid, consumerUuid, resources, from, newName));

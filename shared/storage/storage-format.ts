@@ -17,11 +17,17 @@ import { config } from '../config.js';
 import { StorageFormatTooNew } from './errors.js';
 import { decodeStorageFormat, encodeStorageFormat, STORAGE_FORMAT_KEY, StorageFormatAttribute, type StorageFormatRecord } from './items/storage-format.js';
 
-/** Format 1: release 1.0.0's items. Format 2: an allocation item no longer repeats its consumer's uuid (its sort key has it). */
-export const KNOWN_FORMATS = [1, 2] as const;
-export const NEWEST_FORMAT = 2;
+/**
+ * Format 1: release 1.0.0's items. Format 2: an allocation item no longer
+ * repeats its consumer's uuid (its sort key has it). Format 3: capacity and
+ * trait holder entries (entries/), kept by every write.
+ */
+export const KNOWN_FORMATS = [1, 2, 3] as const;
+export const NEWEST_FORMAT = 3;
 /** A table without a format record was written by release 1.0.0. */
-const UNRECORDED_FORMAT = 1;
+export const UNRECORDED_FORMAT = 1;
+/** From this format on, every write keeps the capacity and trait holder entries; readers take them once built (entriesBuilt). */
+export const ENTRIES_SINCE_FORMAT = 3;
 
 /**
  * The requests of the format record itself (dynamodb.ts's formatRecordRequests):
@@ -33,17 +39,27 @@ export interface FormatRecordRequests {
   put(input: PutCommandInput): Promise<unknown>;
 }
 
-let known: { format: number; readAt: number } | undefined;
-let reading: Promise<number> | undefined;
+let known: { record: StorageFormatRecord; readAt: number } | undefined;
+let reading: Promise<StorageFormatRecord> | undefined;
 
 /** The format the table is at, as last read (the previous release's until it is read). */
-export const writesFormat = (): number => known?.format ?? UNRECORDED_FORMAT;
+export const writesFormat = (): number => known?.record.format ?? UNRECORDED_FORMAT;
 
-async function readFormat(requests: FormatRecordRequests): Promise<number> {
+/** Whether writes keep the capacity and trait holder entries: from format 3 on, built or not. */
+export const keepsEntries = (): boolean => writesFormat() >= ENTRIES_SINCE_FORMAT;
+
+/**
+ * Whether the entries are whole, as last read: kept by every write and built
+ * over every provider that was there before (a table created at format 3
+ * had none). Until then readers answer without them.
+ */
+export const entriesBuilt = (): boolean => keepsEntries() && known?.record.entriesBuild?.state !== 'building';
+
+async function readFormat(requests: FormatRecordRequests): Promise<StorageFormatRecord> {
   const output = await requests.get({ TableName: config.tableName, Key: STORAGE_FORMAT_KEY });
-  const format = output.Item === undefined ? UNRECORDED_FORMAT : decodeStorageFormat(output.Item).format;
-  known = { format, readAt: Date.now() };
-  return format;
+  const record = output.Item === undefined ? { format: UNRECORDED_FORMAT } : decodeStorageFormat(output.Item);
+  known = { record, readAt: Date.now() };
+  return record;
 }
 
 /**
@@ -67,25 +83,25 @@ export async function storageFormatRecord(requests: FormatRecordRequests): Promi
 }
 
 /**
- * Moves the table from format `to - 1` to `to` (a table without a record
- * counts as format 1). False when the table is not at `to - 1`.
+ * Moves the table to `record`'s format from one of `from` (a table without
+ * a record counts as format 1). False when the table is at none of them.
  */
-export async function finalizeStorageFormat(requests: FormatRecordRequests, to: number): Promise<boolean> {
-  const record = encodeStorageFormat({ format: to, finalizedAt: new Date().toISOString(), finalizedBy: config.release });
-  const previous = to - 1;
+export async function finalizeStorageFormat(requests: FormatRecordRequests, record: StorageFormatRecord, from: readonly number[]): Promise<boolean> {
+  const values = Object.fromEntries(from.map((format, n) => [`:from${n}`, format]));
+  const atOne = `#format IN (${Object.keys(values).join(', ')})`;
   try {
     await requests.put({
       TableName: config.tableName,
-      Item: record,
-      ConditionExpression: previous === UNRECORDED_FORMAT ? 'attribute_not_exists(pk) OR #format = :previous' : '#format = :previous',
+      Item: encodeStorageFormat(record),
+      ConditionExpression: from.includes(UNRECORDED_FORMAT) ? `attribute_not_exists(pk) OR ${atOne}` : atOne,
       ExpressionAttributeNames: { '#format': StorageFormatAttribute.format },
-      ExpressionAttributeValues: { ':previous': previous },
+      ExpressionAttributeValues: values,
     });
   } catch (error) {
     if ((error as Error).name === 'ConditionalCheckFailedException') return false;
     throw error;
   }
-  known = { format: to, readAt: Date.now() };
+  known = { record, readAt: Date.now() };
   return true;
 }
 

@@ -10,7 +10,7 @@
  * still known to be void; staged writes lapse likewise.
  */
 import type { Item, Key } from './fields.js';
-import { MalformedItem, numberField, stringField, TYPE_ATTRIBUTE } from './fields.js';
+import { MalformedItem, numberField, optionalStringField, stringField, TYPE_ATTRIBUTE } from './fields.js';
 import { sha256 } from './key-parts.js';
 import { TTL_ATTRIBUTE } from '../table-definition.js';
 
@@ -36,6 +36,8 @@ export interface ChangeHead {
   state: ChangeState;
   leaseUntil: number;
   finished: boolean;
+  /** When it began (absent on a head a request died before writing whole). */
+  createdAt?: string;
 }
 
 export const changeKey = (id: string): Key => ({ pk: CHANGES_PK, sk: id });
@@ -54,6 +56,7 @@ export const decodeChangeHead = (item: Item): ChangeHead => ({
   state: stringField(item, ChangeAttribute.state) as ChangeState,
   leaseUntil: numberField(item, ChangeAttribute.leaseUntil),
   finished: item[ChangeAttribute.finished] === true,
+  createdAt: optionalStringField(item, ChangeAttribute.createdAt),
 });
 
 /** One write of a change, kept as the table will receive it once the change is committed. */

@@ -96,6 +96,11 @@ export function numberField(item: Item, attribute: string): number {
   return value;
 }
 
+/** A number the writer leaves out when it has its default. */
+export function optionalNumberField(item: Item, attribute: string): number | undefined {
+  return item[attribute] === undefined ? undefined : numberField(item, attribute);
+}
+
 export function booleanField(item: Item, attribute: string): boolean {
   const value = item[attribute];
   if (typeof value !== 'boolean') throw new MalformedItem(attribute, 'a boolean', item);

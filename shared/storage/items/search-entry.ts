@@ -1,14 +1,16 @@
 /**
  * Search entries: the items the allocation candidate search and member_of
  * listings start from, kept by every provider change in the same commit as
- * the provider (providers.ts). Each names one provider:
+ * the provider (providers.ts), or just before or after it
+ * (entries/outside-commit.ts). Each names one provider:
  *
  *   aggregate member   pk AGG#<aggregate>       sk RP#<uuid>
  *   sharing provider   pk SHARING               sk <uuid>   (providers with MISC_SHARES_VIA_AGGREGATE)
  *                      pk SHARING#<aggregate>   sk <uuid>   (the same, per aggregate)
+ *   trait holder       pk TRAIT#<trait>         sk RP#<uuid>   (storage format 3)
  *
- * One item per provider and aggregate, never one item that many providers
- * write, so they make a change bigger but never make an item hot.
+ * One item per provider and aggregate or trait, never one item that many
+ * providers write, so they make a change bigger but never make an item hot.
  *
  * An entry written ahead of the change that adds its aggregate
  * (providers.ts, addEntriesAhead) carries `heldUntil` (ms since the epoch):
@@ -26,6 +28,8 @@ export const sharingPartition = (aggregate: string): string => clientPart(SHARIN
 export const sharingInAggregateKey = (aggregate: string, uuid: string): Key => ({ pk: sharingPartition(aggregate), sk: uuid });
 export const aggregatePartition = (aggregate: string): string => clientPart('AGG', aggregate);
 export const aggregateMemberKey = (aggregate: string, uuid: string): Key => ({ pk: aggregatePartition(aggregate), sk: `RP#${uuid}` });
+export const traitPartition = (trait: string): string => clientPart('TRAIT', trait);
+export const traitHolderKey = (trait: string, uuid: string): Key => ({ pk: traitPartition(trait), sk: `RP#${uuid}` });
 
 export const encodeSearchEntry = (key: Key, providerUuid: string, heldUntil?: number): Item => ({
   ...key,

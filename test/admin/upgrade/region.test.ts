@@ -39,4 +39,41 @@ describe('the next safe step of an upgrade', () => {
     expect(formatsOf('1.0.5', status(1))).toEqual([1]);
     expect(formatsOf('1.2.0', status(1))).toEqual([1, 2]);
   });
+
+  describe('to format 3, whose finalize ends with the build of its entries', () => {
+    const entries = (state: 'waiting' | 'building' | 'built') => ({
+      state,
+      waiting_seconds: null,
+      waiting_for: null,
+      shards: 8,
+      shards_done: state === 'built' ? 8 : 3,
+      providers: 0,
+      entries: 0,
+      write_units: 0,
+    });
+    const at = (table: number, state: 'waiting' | 'building' | 'built' = 'built'): UpgradeStatus => ({
+      release: '1.2.0',
+      storage_format: { table, known: [1, 2, 3], newest: 3, finalized_at: null, finalized_by: null },
+      entries: entries(state),
+      changes_in_flight: 0,
+    });
+    const newest = { name: 'http://newest', release: '1.2.0', known: [1, 2, 3] };
+    const previous = { name: 'http://previous', release: '1.1.0', known: [1, 2] };
+
+    it("waits while release 1.1.0 runs, which cannot read format 3, whether the table is at format 2 or still at 1.0.0's", () => {
+      for (const table of [1, 2]) {
+        expect(nextStep({ status: at(table), runners: [newest, previous] })).toEqual({
+          kind: 'wait',
+          reason: expect.stringMatching(/^1 of 2 still run release 1\.1\.0, which cannot read storage format 3/),
+        });
+        expect(nextStep({ status: at(table), runners: [newest] })).toEqual({ kind: 'finalize', to: 3 });
+      }
+    });
+
+    it('finalizes again (goes on with the build) until the entries are built, then has nothing to do', () => {
+      expect(nextStep({ status: at(3, 'waiting'), runners: [newest] })).toEqual({ kind: 'finalize', to: 3 });
+      expect(nextStep({ status: at(3, 'building'), runners: [newest] })).toEqual({ kind: 'finalize', to: 3 });
+      expect(nextStep({ status: at(3, 'built'), runners: [newest] }).kind).toBe('done');
+    });
+  });
 });

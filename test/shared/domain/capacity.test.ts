@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { capacity, checkAllocation, fitsCapacity, freeCapacities } from '../../../shared/domain/capacity.js';
+import { capacity, checkAllocation, fitsCapacity, freeCapacities, largestAllocation } from '../../../shared/domain/capacity.js';
 import type { Inventory, Provider } from '../../../shared/domain/model.js';
 
 const inventory = (total: number, extra: Partial<Inventory> = {}): Inventory => ({
@@ -45,5 +45,18 @@ describe('capacity', () => {
     expect(capacity(disk.inventories.DISK_GB)).toBeGreaterThan(Number.MAX_SAFE_INTEGER);
     expect(freeCapacities({ ...disk, usages: { DISK_GB: 20 } })).toEqual({ DISK_GB: Number.MAX_SAFE_INTEGER });
     expect(fitsCapacity({ ...disk, usages: { DISK_GB: 20 } }, 'DISK_GB', 20)).toBe(true);
+  });
+
+  it('takes the largest allocation that fits as free capacity within max_unit, never below 0, and nothing larger fits', () => {
+    const vcpu = inventory(16, { allocation_ratio: 4, max_unit: 16 });
+    expect(largestAllocation(vcpu, 0)).toBe(16); // 64 free, max_unit 16
+    expect(largestAllocation(vcpu, 54)).toBe(10);
+    expect(largestAllocation(vcpu, 70)).toBe(0); // over-used after the inventory shrank
+    for (const used of [0, 10, 54, 63, 64]) {
+      const most = largestAllocation(vcpu, used);
+      const provider = host({ VCPU: vcpu }, { VCPU: used });
+      expect(fitsCapacity(provider, 'VCPU', most + 1)).toBe(false);
+      if (most > 0) expect(fitsCapacity(provider, 'VCPU', most)).toBe(true);
+    }
   });
 });

@@ -14,7 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { ENTRY_CLEANUPS_PK } from '../../../shared/storage/items/entry-cleanup.js';
 import { aggregatePartition, sharingPartition } from '../../../shared/storage/items/search-entry.js';
-import { sweepEntryCleanups } from '../../../shared/storage/providers.js';
+import { sweepEntryCleanups } from '../../../shared/storage/entries/outside-commit.js';
 import { queryAll } from '../../../shared/storage/reads.js';
 import { nth } from '../../support/journal-requests.js';
 import { useKillableService, useProxiedDynamoDbLocal } from '../../support/proxied-dynamodb-local.js';

@@ -16,7 +16,7 @@ describe('the items of a multi-step change', () => {
   it('round-trip a head, which starts pending', () => {
     const item = encodeChangeHead('c1', 1234, 600, 't0');
     expect(item).toMatchObject({ ...changeKey('c1'), type: CHANGE_TYPE });
-    expect(decodeChangeHead(item)).toEqual({ id: 'c1', state: 'pending', leaseUntil: 1234, finished: false });
+    expect(decodeChangeHead(item)).toEqual({ id: 'c1', state: 'pending', leaseUntil: 1234, finished: false, createdAt: 't0' });
   });
 
   it('round-trip every kind of staged write, keyed by its target', () => {

@@ -18,7 +18,18 @@ import {
   encodeSearchEntry,
   SEARCH_ENTRY_TYPE,
   sharingInAggregateKey,
+  traitHolderKey,
 } from '../../../../shared/storage/items/search-entry.js';
+import {
+  CAPACITY_ENTRY_TYPE,
+  CAPACITY_SHARDS,
+  capacityEntryKey,
+  capacityPartitions,
+  capacityShardOf,
+  capacitySortFrom,
+  decodeCapacityEntry,
+  encodeCapacityEntry,
+} from '../../../../shared/storage/items/capacity-entry.js';
 
 const uuid = 'a0000000-0000-4000-8000-000000000001';
 
@@ -37,11 +48,37 @@ describe('the small item models', () => {
     expect(encodeAllocation(uuid, { consumerUuid: 'd1', resources: { VCPU: 1 } }, 2)).not.toHaveProperty('consumerUuid');
   });
 
-  it('round-trip an entry cleanup, keyed by the provider and the deletion', () => {
-    const cleanup = { key: entryCleanupKey(uuid, 'deletion-1'), uuid, aggregates: ['g1', 'g2'], sharing: true, marker: true, due: 1_700_000_000_000 };
+  it('round-trip an entry cleanup, keyed by the provider and the deletion, traits left out when none (as release 1.1.0 wrote it)', () => {
+    const cleanup = {
+      key: entryCleanupKey(uuid, 'deletion-1'),
+      uuid,
+      aggregates: ['g1', 'g2'],
+      traits: [],
+      sharing: true,
+      marker: true,
+      due: 1_700_000_000_000,
+    };
     const item = encodeEntryCleanup(cleanup);
     expect(item).toMatchObject({ pk: 'ENTRY_CLEANUPS', sk: `${uuid}#deletion-1`, type: ENTRY_CLEANUP_TYPE });
+    expect(item).not.toHaveProperty('traits');
     expect(decodeEntryCleanup(item)).toEqual(cleanup);
+    const withTraits = { ...cleanup, traits: ['HW_CPU_X86_AVX2'] };
+    expect(decodeEntryCleanup(encodeEntryCleanup(withTraits))).toEqual(withTraits);
+  });
+
+  it('round-trip a capacity entry, its amount first in the sort key so that "at least n" is a key condition', () => {
+    const entry = { resourceClass: 'VCPU', uuid, most: 16, minUnit: 1, stepSize: 1 };
+    const item = encodeCapacityEntry(entry);
+    expect(item).toEqual({ pk: `CAPACITY#VCPU#${capacityShardOf(uuid)}`, sk: `0000000016#${uuid}`, type: CAPACITY_ENTRY_TYPE });
+    expect(decodeCapacityEntry(item, 'VCPU')).toEqual(entry);
+    const stepped = { ...entry, resourceClass: 'CUSTOM_GPU', most: 2147483647, minUnit: 2, stepSize: 2 };
+    expect(decodeCapacityEntry(encodeCapacityEntry(stepped), 'CUSTOM_GPU')).toEqual(stepped);
+    // Sort keys order as the amounts do: 16 is at and after "16" and "9", before "17".
+    const sk = capacityEntryKey(entry).sk;
+    expect([sk >= capacitySortFrom(16), sk >= capacitySortFrom(9), sk >= capacitySortFrom(17)]).toEqual([true, true, false]);
+    expect(capacityPartitions('VCPU')).toHaveLength(CAPACITY_SHARDS);
+    const shards = new Set(Array.from({ length: 200 }, (_, n) => capacityShardOf(`a0000000-0000-4000-8000-${String(n).padStart(12, '0')}`)));
+    expect(shards.size).toBe(CAPACITY_SHARDS);
   });
 
   it('round-trip a provider name', () => {
@@ -52,7 +89,7 @@ describe('the small item models', () => {
   });
 
   it('round-trip a search entry under each of its keys', () => {
-    for (const key of [aggregateMemberKey('agg', uuid), sharingInAggregateKey('agg', uuid)]) {
+    for (const key of [aggregateMemberKey('agg', uuid), sharingInAggregateKey('agg', uuid), traitHolderKey('HW_CPU_X86_AVX2', uuid)]) {
       const item = encodeSearchEntry(key, uuid);
       expect(item).toMatchObject({ ...key, type: SEARCH_ENTRY_TYPE });
       expect(decodeSearchEntry(item)).toBe(uuid);
