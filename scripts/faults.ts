@@ -76,7 +76,7 @@ try {
     workload.generationConflicts > 0 ||
     workload.transportErrors > 0 ||
     (workload.statuses.get(500) ?? 0) > 0 ||
-    check.consumerMismatches.length + check.usageDifferences.length + check.consumerSumDifferences.length > 0;
+    check.consumerMismatches.length + check.usageDifferences.length + check.consumerSumDifferences.length + check.entryDisagreements.length > 0;
 } finally {
   await service.stop();
   await proxy.stop();

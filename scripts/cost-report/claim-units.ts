@@ -15,7 +15,12 @@
  * started KB of the item; every index holding the item rewrites its entry at
  * 1 unit per started KB (projection ALL: the entry is the item).
  */
+import type { Provider, Resources } from '../../shared/domain/model.js';
+import type { ConsumerRecord } from '../../admin/region-copy/region.js';
 import type { Item } from '../../shared/storage/reads.js';
+import { capacityEntriesOf, capacityEntryChanges } from '../../shared/storage/entries/capacity-entries.js';
+import { encodeCapacityEntry } from '../../shared/storage/items/capacity-entry.js';
+import { ENTRIES_SINCE_FORMAT, NEWEST_FORMAT } from '../../shared/storage/storage-format.js';
 import { SECONDARY_INDEXES } from '../../shared/storage/table-definition.js';
 import { consumerItems, providerItem, providers } from '../synthetic-region/items.js';
 import type { SyntheticRegion } from '../synthetic-region/region.js';
@@ -59,21 +64,64 @@ function providerItems(region: SyntheticRegion, nodes: number): Map<string, Item
   return new Map([...providers(region.build(nodes), now)].map(([uuid, provider]) => [uuid, providerItem(provider)]));
 }
 
+/** Items as stored, by key. */
+const byKey = (items: Item[]) => new Map(items.map((item) => [`${String(item.pk)} ${String(item.sk)}`, item]));
+
+/**
+ * The capacity entries (storage format 3) a change of a provider from
+ * `before` to `after` moves, as items: those it puts, and those it deletes
+ * as they were.
+ */
+export function capacityEntryItems(before: Provider, after: Provider): Item[] {
+  const stored = byKey(capacityEntriesOf(before).map(encodeCapacityEntry));
+  return capacityEntryChanges(before, after).writes.map(
+    (write) => write.item.Put?.Item ?? stored.get(`${write.item.Delete!.Key!.pk} ${write.item.Delete!.Key!.sk}`)!,
+  );
+}
+
+/** One claim of the region's instances, as they were placed one after the other: its providers before and after it. */
+export interface PlacedClaim {
+  consumer: ConsumerRecord;
+  before: Provider[];
+  after: Provider[];
+}
+
+/** The claims of the region's first `nodes` nodes in the order the loaders place them, each provider's usage moving with them. */
+export function claimsInOrder(region: SyntheticRegion, nodes: number): PlacedClaim[] {
+  const built = region.build(nodes);
+  const now = new Date(0).toISOString();
+  const state = new Map([...providers(built, now)].map(([uuid, provider]) => [uuid, { ...provider, usages: {} as Resources }]));
+  return built.consumers.map((consumer) => {
+    const before = Object.keys(consumer.allocations).map((uuid) => state.get(uuid)!);
+    const after = before.map((provider) => {
+      const usages = { ...provider.usages };
+      for (const [resourceClass, amount] of Object.entries(consumer.allocations[provider.uuid]!)) usages[resourceClass] = (usages[resourceClass] ?? 0) + amount;
+      const moved = { ...provider, usages };
+      state.set(provider.uuid, moved);
+      return moved;
+    });
+    return { consumer, before, after };
+  });
+}
+
+/** The items a claim writes: the consumer, its allocations and the providers it claims on, and at `format` 3 the capacity entries it moves. */
+export function claimItems({ consumer, before, after }: PlacedClaim, format: number): Item[] {
+  const now = new Date(0).toISOString();
+  return [
+    ...consumerItems(consumer, now),
+    ...after.map(providerItem),
+    ...(format >= ENTRIES_SINCE_FORMAT ? before.flatMap((provider, n) => capacityEntryItems(provider, after[n]!)) : []),
+  ];
+}
+
 /**
  * The mean write units of a boot's claim (a delete writes the same items
  * back), over the region's first `nodes` nodes and the instances the
- * loaders give them: the consumer, its allocations and the providers it
- * claims on.
+ * loaders give them, placed one after the other.
  */
-export function meanClaimWriteUnits(region: SyntheticRegion, nodes: number): number {
-  const built = region.build(nodes);
-  const items = providerItems(region, nodes);
-  const now = new Date(0).toISOString();
-  let units = 0;
-  for (const consumer of built.consumers) {
-    units += transactionWriteUnits([...consumerItems(consumer, now), ...Object.keys(consumer.allocations).map((uuid) => items.get(uuid)!)]);
-  }
-  return units / built.consumers.length;
+export function meanClaimWriteUnits(region: SyntheticRegion, nodes: number, format = NEWEST_FORMAT): number {
+  const claims = claimsInOrder(region, nodes);
+  return claims.reduce((sum, claim) => sum + transactionWriteUnits(claimItems(claim, format)), 0) / claims.length;
 }
 
 /** The size of a node's provider item (the claim's largest write). */

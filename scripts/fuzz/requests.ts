@@ -68,6 +68,7 @@ const QUERY_SCHEMAS = {
   'GET /history/allocations/{consumer_uuid}': { since: '1.0', schema: history.LIST_HISTORY_QUERY },
   'GET /history/resource_providers/{uuid}/allocations': { since: '1.0', schema: history.LIST_HISTORY_QUERY },
   'GET /history/usages': { since: '1.0', schema: history.HISTORY_USAGES_QUERY },
+  'GET /upgrade/entries': { since: '1.0', schema: upgrade.VERIFY_ENTRIES_QUERY },
 } satisfies Partial<Record<RouteKey, Versioned>>;
 
 /** The body schemas of each route that takes a body: the newest, and older ones whose shape differs. */

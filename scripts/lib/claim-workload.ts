@@ -190,6 +190,8 @@ export interface CheckResult {
   usageDifferences: string[];
   /** Provider and class pairs whose usage differs from the sum of what the consumers hold. */
   consumerSumDifferences: string[];
+  /** Entries (storage format 3) that disagree with their providers, as GET /upgrade/entries names them. */
+  entryDisagreements: string[];
 }
 
 /** One spelling per state: providers and classes sorted, providers with nothing left out. */
@@ -203,7 +205,7 @@ const canonical = (allocations: Allocations) =>
 
 /** Reads everything back (with no faults injected) and lists what disagrees. */
 export async function checkClaims(api: PlacementClient, result: WorkloadResult): Promise<CheckResult> {
-  const check: CheckResult = { consumerMismatches: [], usageDifferences: [], consumerSumDifferences: [] };
+  const check: CheckResult = { consumerMismatches: [], usageDifferences: [], consumerSumDifferences: [], entryDisagreements: [] };
   const held = new Map<string, Resources>();
   for (const [uuid, record] of result.consumers) {
     const read = await api.get(`/allocations/${uuid}`);
@@ -233,6 +235,13 @@ export async function checkClaims(api: PlacementClient, result: WorkloadResult):
       const ofConsumers = held.get(provider)?.[rc] ?? 0;
       if (used !== ofConsumers) check.consumerSumDifferences.push(`${provider} ${rc}: usage ${used}, consumers hold ${ofConsumers}`);
     }
+  }
+  for (let marker: string | null = ''; marker !== null;) {
+    const page = await api.get(`/upgrade/entries${marker ? `?marker=${marker}` : ''}`);
+    if (page.status !== 200) throw new Error(`verifying the entries: ${page.status}`);
+    const { disagreements, next } = page.body as { disagreements: { provider: string; subject: string; problem: string }[]; next: string | null };
+    check.entryDisagreements.push(...disagreements.map(({ provider, subject, problem }) => `${provider} ${subject}: ${problem}`));
+    marker = next;
   }
   return check;
 }

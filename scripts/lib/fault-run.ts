@@ -73,10 +73,11 @@ export function formatReport(report: FaultRunReport, rates: FaultRates): string 
     `5xx answers: ${workload.serverErrors} (503 with Retry-After: ${workload.unavailableWithRetryAfter}); no answer at all: ${workload.transportErrors}`,
     `consumers checked ${workload.consumers.size}: holding what no answer allows: ${check.consumerMismatches.length}`,
     `usage check: ${check.usageDifferences.length} differences between usage and the provider's allocations, ` +
-      `${check.consumerSumDifferences.length} between usage and what the consumers hold`,
+      `${check.consumerSumDifferences.length} between usage and what the consumers hold, ${check.entryDisagreements.length} entries disagreeing with their providers`,
     ...check.consumerMismatches.slice(0, 5).map((line) => `  consumer ${line}`),
     ...check.usageDifferences.slice(0, 5).map((line) => `  usage ${line}`),
     ...check.consumerSumDifferences.slice(0, 5).map((line) => `  held ${line}`),
+    ...check.entryDisagreements.slice(0, 5).map((line) => `  entry ${line}`),
   ];
   return lines.join('\n');
 }

@@ -7,6 +7,8 @@ import type { Consumer, Provider } from '../../shared/domain/model.js';
 import { claimWrites } from '../../shared/storage/consumers.js';
 import { providerChangeWrites } from '../../shared/storage/providers.js';
 import type { Item } from '../../shared/storage/reads.js';
+import { entriesOfProvider } from '../../shared/storage/entries/of-provider.js';
+import { encodeProviderName } from '../../shared/storage/items/provider-name.js';
 import { usagesFromAllocations, type ConsumerRecord, type Region } from '../../admin/region-copy/region.js';
 
 /** Every provider as the service stores it, usages included, by uuid. */
@@ -57,13 +59,17 @@ export function consumerItems(record: ConsumerRecord, now = new Date().toISOStri
   return claimWrites([{ before: undefined, after: consumer }], [], { at: now, requestId: null }).map((write) => write.item.Put!.Item!);
 }
 
-/** Every item the API would have written for the region: providers with their names and entries, consumers, allocations. */
+/**
+ * Every item the API would have written for the region in a table at the
+ * newest storage format: providers with their names and every entry
+ * (aggregates, sharing, traits, capacity), consumers, allocations.
+ */
 export function regionItems(region: Region, options: { consumers?: boolean } = {}): Item[] {
   const now = new Date().toISOString();
   const items: Item[] = [];
-  // Only the Puts: the parents' child links are already in their `children`.
-  for (const provider of providers(region, now).values())
-    for (const write of providerChangeWrites(undefined, provider)) if (write.item.Put) items.push(write.item.Put.Item!);
+  for (const provider of providers(region, now).values()) {
+    items.push(providerItem(provider), encodeProviderName(provider.name, provider.uuid), ...entriesOfProvider(provider).map((entry) => entry.item));
+  }
   if (options.consumers !== false) for (const consumer of region.consumers) items.push(...consumerItems(consumer, now));
   return items;
 }

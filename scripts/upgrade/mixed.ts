@@ -114,7 +114,9 @@ async function startService(version: Version, endpoint: string): Promise<Service
   const name = `${version.label}-${version.logs.length + 1}`;
   const process = startGroup(name, options.logs, 'npm', ['start'], {
     cwd: version.directory,
-    env: { PORT: String(version.port), PLACEMENT_DYNAMODB_ENDPOINT: endpoint },
+    // Both versions read the format every 2 s, and no request of theirs runs past 10 s: the finalize's build waits 12 s, not
+    // the local default's 90, for every request that read the older format to end.
+    env: { PORT: String(version.port), PLACEMENT_DYNAMODB_ENDPOINT: endpoint, PLACEMENT_STORAGE_FORMAT_SECONDS: '2', PLACEMENT_LONGEST_REQUEST_SECONDS: '10' },
   });
   running.add(process);
   version.logs.push(process.log);
@@ -234,6 +236,17 @@ async function finalize(release: Service, fresh: Service, versions: { release: s
   await upgradeCommand(['check', ...urls(fresh)]);
   rows.push({ step: 'c finalize', note: `refused while the release ran (exit ${refused?.status}), then done (exit ${done?.status})` });
   phaseDone('c finalize');
+  await verifyEntries('c entries verified after the finalize', fresh);
+}
+
+/** The table's entries read against its providers (placement-admin upgrade verify), where the new code has such a command. */
+async function verifyEntries(step: string, service: Service): Promise<void> {
+  const run = await upgradeCommand(['verify', '--url', service.backend.url]);
+  if (run === undefined) return;
+  const summary = /^(\d+) providers, (\d+) entries checked, (\d+) pending cleanup, (\d+) disagreements$/m.exec(run.output);
+  rows.push({ step, compared: Number(summary?.[2] ?? 0), differences: Number(summary?.[4] ?? 0), note: `${summary?.[1] ?? '?'} providers` });
+  if (summary === null || run.status !== 0) failures.push(`${step}: the entries disagree with the providers; the verify: ${run.output.slice(-2000)}`);
+  phaseDone(step);
 }
 
 // ---------------------------------------------------------------- the summary
@@ -330,6 +343,7 @@ async function main(): Promise<void> {
   await finalize(oldService, newService, { release: release.version, new: newVersion });
   router.route([newService.backend]);
   await difftest('c new code alone', router, proxy, options.seed + 3, options.shortOps, SHORT_PROFILES, false);
+  await verifyEntries('c entries verified after the new code alone', newService);
   await stopService(newService);
 }
 

@@ -121,6 +121,17 @@ describe('the benchmarks that start their own services', { timeout: 300_000 }, (
   it('capacity:read-units', async () => {
     expectTable(await npmRun('capacity:read-units', ['--compute-nodes', '10,20']));
   });
+
+  it('bench:entries-build', async () => {
+    // Its service starts a DynamoDB Local of its own, as a benchmark's does.
+    const ran = await npmRun('bench:entries-build', ['--nodes', '10', '--verify'], { PLACEMENT_DYNAMODB_ENDPOINT: '' });
+    expectTable(ran);
+    expect(ran.stdout).toMatch(/ 0 disagreements \|/);
+  });
+
+  it('claim-writes', async () => {
+    expectTable(await npmRun('claim-writes'));
+  });
 });
 
 describe('the benchmarks against running services', { timeout: 300_000 }, () => {

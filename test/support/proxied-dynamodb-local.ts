@@ -29,12 +29,12 @@ export function useProxiedDynamoDbLocal(): { readonly proxy: FaultProxy } {
 /**
  * A service process on that proxy, with no sweeps of its own (they would
  * race the test's), started before the file's tests and stopped after, and
- * the one way such tests kill it at a step.
+ * the one way such tests kill it at a step. `environment` adds to its own.
  */
-export function useKillableService(table: { readonly proxy: FaultProxy }) {
+export function useKillableService(table: { readonly proxy: FaultProxy }, environment: Record<string, string> = {}) {
   let service: ServiceProcess | undefined;
   const start = async () => {
-    service = await startServiceProcess({ dynamoDbEndpoint: table.proxy.url, environment: { PLACEMENT_LOCAL_SWEEP_SECONDS: '0' } });
+    service = await startServiceProcess({ dynamoDbEndpoint: table.proxy.url, environment: { PLACEMENT_LOCAL_SWEEP_SECONDS: '0', ...environment } });
   };
   beforeAll(start, 600_000);
   afterAll(async () => {

@@ -1,11 +1,11 @@
 /**
  * The capacity entries of a provider (items/capacity-entry.ts): one per
- * class it has an inventory of, keyed by the most one allocation of the
- * class could take there now. Every write that moves that amount (a claim,
- * an allocation removed, an inventory changed, a reshape, a class renamed,
- * a provider created or deleted) writes the difference in its own commit,
- * so an entry is never behind its provider: a reader that finds no entry of
- * a class with room for n knows that no provider has room for n, at the
+ * class it has an inventory of, keyed by the room one allocation of the
+ * class has there now. Every write that moves that key (a claim, an
+ * allocation removed, an inventory changed, a reshape, a class renamed, a
+ * provider created or deleted) writes the difference in its own commit, so
+ * an entry is never behind its provider: a reader that finds no entry of a
+ * class with room for n knows that no provider has room for n, at the
  * moment of its read.
  */
 import { largestAllocation } from '../../domain/capacity.js';
@@ -13,7 +13,7 @@ import { entryOf, type Provider } from '../../domain/model.js';
 import { tableName } from '../dynamodb.js';
 import type { Write } from '../commit/write.js';
 import { type Item } from '../items/fields.js';
-import { capacityEntryKey, encodeCapacityEntry, type CapacityEntry } from '../items/capacity-entry.js';
+import { capacityEntryKey, encodeCapacityEntry, roomKey, type CapacityEntry } from '../items/capacity-entry.js';
 
 type Capacities = Pick<Provider, 'uuid' | 'inventories' | 'usages'>;
 
@@ -23,7 +23,7 @@ export function capacityEntriesOf(provider: Capacities | undefined): CapacityEnt
   return Object.entries(provider.inventories).map(([resourceClass, inventory]) => ({
     resourceClass,
     uuid: provider.uuid,
-    most: largestAllocation(inventory, entryOf(provider.usages, resourceClass) ?? 0),
+    room: roomKey(largestAllocation(inventory, entryOf(provider.usages, resourceClass) ?? 0)),
     minUnit: inventory.min_unit,
     stepSize: inventory.step_size,
   }));

@@ -140,7 +140,7 @@ function capacityJudge(resourceClass: string): Judge {
     if (provider === undefined) return 'its provider is gone';
     const expected = entriesOfProvider(provider).find((candidate) => candidate.subject === `capacity ${resourceClass}`);
     if (expected === undefined) return `its provider has no inventory of ${resourceClass}`;
-    if (expected.key.sk !== item.sk) return `says ${entry.most} fit at most, its provider ${decodeCapacityEntry(expected.item, resourceClass).most}`;
+    if (expected.key.sk !== item.sk) return `says room for ${entry.room}, its provider ${decodeCapacityEntry(expected.item, resourceClass).room}`;
     return undefined;
   };
 }

@@ -1,13 +1,15 @@
 /**
  * Crash safety of a PUT aggregates adding hundreds to a sharing provider,
  * whose search entries are written ahead of its commit
- * (shared/storage/providers.ts, addEntriesAhead): the service is killed with
+ * (shared/storage/entries/outside-commit.ts, addEntriesAhead), and of a PUT
+ * traits adding hundreds (their holder entries, storage format 3): the service is killed with
  * SIGKILL at each step (the DynamoDB request of that step held back by a
  * proxy, so that the kill lands exactly there), then started again on the
  * same DynamoDB Local. The provider must list none of the aggregates and no
  * reader may find it through them; once the entries' hold has ended, one
  * sweep leaves no entry of theirs and no cleanup item, and the same PUT then
- * lands whole.
+ * lands whole; and no entry disagrees with its provider at any point
+ * (those written ahead are pending until then).
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -18,6 +20,7 @@ import { sweepEntryCleanups } from '../../../shared/storage/entries/outside-comm
 import { queryAll } from '../../../shared/storage/reads.js';
 import { nth } from '../../support/journal-requests.js';
 import { useKillableService, useProxiedDynamoDbLocal } from '../../support/proxied-dynamodb-local.js';
+import { verifyAllEntries } from '../../support/entries.js';
 
 const AGGREGATES = 300;
 
@@ -51,6 +54,19 @@ describe('a PUT adding hundreds of aggregates killed at each step', () => {
     };
   }
 
+  const traitsKilled: { uuid: string; traits: string[] }[] = [];
+  it('a PUT traits adding 150 custom traits, killed at its commit: none of it after a restart, its entries pending', async () => {
+    const placement = client();
+    const uuid = randomUUID();
+    const traits = Array.from({ length: 150 }, (_, n) => `CUSTOM_AHEAD_${n}`);
+    for (const trait of traits) expect([201, 204]).toContain((await placement.put(`/traits/${trait}`, undefined)).status);
+    expect((await placement.post('/resource_providers', { uuid, name: `holder-${uuid}` })).status).toBe(200);
+    await killedAt(nth(1, isCommit), () => placement.put(`/resource_providers/${uuid}/traits`, { resource_provider_generation: 0, traits }));
+    expect((await client().get(`/resource_providers/${uuid}/traits`)).body.traits).toEqual([]);
+    expect(await verifyAllEntries()).toMatchObject({ disagreements: [], pending: traits.length });
+    traitsKilled.push({ uuid, traits });
+  }, 300_000);
+
   for (const point of KILL_POINTS) {
     it(`${point.step}: none of it after a restart`, async () => {
       const placement = client();
@@ -70,11 +86,15 @@ describe('a PUT adding hundreds of aggregates killed at each step', () => {
   it('once the hold has ended, one sweep leaves nothing of the killed changes, and each PUT sent again lands whole', async () => {
     expect(killed).toHaveLength(KILL_POINTS.length);
     const cleanups = await queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': ENTRY_CLEANUPS_PK }, ConsistentRead: true });
-    // The first kill point died before its cleanup item and its entries were written.
-    expect(cleanups).toHaveLength(KILL_POINTS.length - 1);
+    // The first kill point died before its cleanup item and its entries were written; the traits' change after.
+    expect(cleanups).toHaveLength(KILL_POINTS.length);
     await sleep(Math.max(0, Math.max(...cleanups.map((item) => item.due as number)) - Date.now() + 1_000));
 
-    expect(await sweepEntryCleanups()).toBe(KILL_POINTS.length - 1);
+    expect(await sweepEntryCleanups()).toBe(KILL_POINTS.length);
+    expect(await verifyAllEntries()).toMatchObject({ disagreements: [], pending: 0 });
+    for (const { uuid, traits } of traitsKilled) {
+      expect((await client().put(`/resource_providers/${uuid}/traits`, { resource_provider_generation: 0, traits })).status).toBe(200);
+    }
     for (const { pool, aggregates } of killed) {
       const partitions = [...aggregates.map(aggregatePartition), ...aggregates.map(sharingPartition)];
       const left = await Promise.all(partitions.map((pk) => queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } })));
@@ -84,5 +104,6 @@ describe('a PUT adding hundreds of aggregates killed at each step', () => {
       expect(await seen(pool, aggregates)).toEqual({ listed: AGGREGATES, generation: 2, members: 1, sharing: 1 });
     }
     expect(await queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': ENTRY_CLEANUPS_PK }, ConsistentRead: true })).toEqual([]);
+    expect(await verifyAllEntries()).toMatchObject({ disagreements: [], pending: 0 });
   }, 300_000);
 });

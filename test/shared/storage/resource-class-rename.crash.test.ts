@@ -4,9 +4,10 @@
  * killed with SIGKILL at each step of the journal (the DynamoDB request of
  * that step held back by the fault proxy), then started again on the same
  * DynamoDB Local, as the current code or as the previous release (which runs
- * beside it during an upgrade). The rename must
+ * beside it during an upgrade, on a table at its format). The rename must
  * read wholly there or wholly absent at once, the class take claims again
- * under the name it has, and once swept no item may name the other name.
+ * under the name it has, and once swept no item may name the other name
+ * (nor, at format 3, any entry disagree with its provider).
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -15,6 +16,9 @@ import { PlacementClient } from '../../../admin/placement-client.js';
 import { isApply, isCommit, isFence, isFinish, isStaging, nth } from '../../support/journal-requests.js';
 import { leftovers, stateItemsNaming } from '../../support/reshape-state.js';
 import { previousReleaseSources } from '../../support/release.js';
+import { verifyAllEntries } from '../../support/entries.js';
+import { putItem, tableName } from '../../../shared/storage/dynamodb.js';
+import { encodeStorageFormat } from '../../../shared/storage/items/storage-format.js';
 import { startServiceProcess, type ServiceProcess } from '../../support/service-process.js';
 import { useProxiedDynamoDbLocal } from '../../support/proxied-dynamodb-local.js';
 
@@ -72,14 +76,17 @@ describe('renaming a class held by 40 providers and 120 consumers, killed at eac
     { by: 'the current code', entryPoint: undefined },
     { by: `release ${release.version} (${release.commit.slice(0, 7)})`, entryPoint: release.entryPoint },
   ];
-  // The previous release takes over a change killed before its commit point and one killed after it.
-  const cases = KILL_POINTS.flatMap((point) => [
-    { point, restart: restarts[0]! },
-    ...(point === KILL_POINTS[1] || point === KILL_POINTS[4] ? [{ point, restart: restarts[1]! }] : []),
-  ]);
-  for (const { point, restart } of cases) {
+  // The previous release takes over a change killed before its commit point and one killed after it, on a table at its
+  // own format (2); the current code's cases run first, at format 3, whose entries must then agree with the providers.
+  const cases = [
+    ...KILL_POINTS.map((point) => ({ point, restart: restarts[0]!, format: 3 })),
+    ...[KILL_POINTS[1], KILL_POINTS[4]].map((point) => ({ point, restart: restarts[1]!, format: 2 })),
+  ];
+  for (const { point, restart, format } of cases) {
     {
       it(`${point.step}, restarted as ${restart.by}: wholly ${point.outcome}, claims taken again, nothing of the other name left once swept`, async () => {
+        // The table the first case's service created is at format 3; the release's cases come last, on it at the release's.
+        if (format === 2) await putItem({ TableName: tableName(), Item: encodeStorageFormat({ format }) });
         // The services sweep every 2 s, so that what no request touches is finished within the test.
         const environment = { PLACEMENT_LOCAL_SWEEP_SECONDS: '2' };
         service = await startServiceProcess({ dynamoDbEndpoint: table.proxy.url, environment });
@@ -119,6 +126,7 @@ describe('renaming a class held by 40 providers and 120 consumers, killed at eac
         expect(await leftovers()).toEqual({ fenced: 0, openChanges: 0 });
         expect(await stateItemsNaming(other)).toBe(0);
         expect(await renameState(placement, plan)).toBe(point.outcome);
+        if (format === 3) expect(await verifyAllEntries()).toMatchObject({ disagreements: [], pending: 0 });
       }, 600_000);
     }
   }

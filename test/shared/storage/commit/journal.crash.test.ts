@@ -5,7 +5,9 @@
  * exactly there), then started again on the same DynamoDB Local. The reshape
  * must read wholly there or wholly absent at once, the tree must take claims
  * again within seconds, and once the sweeper ran nothing of the change may
- * be left in the table.
+ * be left in the table, and no entry (storage format 3: capacity entries
+ * the reshape moves with every provider it changes) disagree with its
+ * provider.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { reshapeVgpuToChild } from '../../../../scripts/lib/big-changes.js';
@@ -15,6 +17,7 @@ import { isApply, isCommit, isFence, isFinish, isStaging, nth } from '../../../s
 import { claimsTakenAgain, leftovers, reshapeState } from '../../../support/reshape-state.js';
 import { startServiceProcess, type ServiceProcess } from '../../../support/service-process.js';
 import { useProxiedDynamoDbLocal } from '../../../support/proxied-dynamodb-local.js';
+import { verifyAllEntries } from '../../../support/entries.js';
 
 const INSTANCES = 200;
 
@@ -70,6 +73,7 @@ describe('a 200-instance reshape killed at each step', () => {
       }
       expect(await leftovers()).toEqual({ fenced: 0, openChanges: 0 });
       expect(await reshapeState(placement, plan)).toBe(point.outcome);
+      expect(await verifyAllEntries()).toMatchObject({ disagreements: [], pending: 0 });
       timings.push(
         `| ${point.step} | wholly ${point.outcome} | ${seconds.toFixed(1)} s (${sinceKill.toFixed(0)} s after the kill, restart and state check included) |`,
       );

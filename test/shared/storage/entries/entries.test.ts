@@ -45,7 +45,7 @@ async function withRoomFor(resourceClass: string, atLeast = 0): Promise<[string,
   return pages
     .flat()
     .map((item) => decodeCapacityEntry(item, resourceClass))
-    .map(({ uuid, most }): [string, number] => [uuid, most])
+    .map(({ uuid, room }): [string, number] => [uuid, room])
     .sort();
 }
 
@@ -219,15 +219,15 @@ describe("format 3's entries, kept by every write", () => {
 
   it('name what disagrees with the providers: a capacity entry that says too much, a trait holder missing, an entry of a provider gone', async () => {
     const gone = randomUUID();
-    const wrong = encodeCapacityEntry({ resourceClass: 'VCPU', uuid: host, most: 9, minUnit: 1, stepSize: 1 });
+    const wrong = encodeCapacityEntry({ resourceClass: 'VCPU', uuid: host, room: 9, minUnit: 1, stepSize: 1 });
     await putItem({ TableName: tableName(), Item: wrong });
-    await putItem({ TableName: tableName(), Item: encodeCapacityEntry({ resourceClass: 'DISK_GB', uuid: gone, most: 100, minUnit: 1, stepSize: 1 }) });
+    await putItem({ TableName: tableName(), Item: encodeCapacityEntry({ resourceClass: 'DISK_GB', uuid: gone, room: 100, minUnit: 1, stepSize: 1 }) });
     await deleteItem({ TableName: tableName(), Key: traitHolderKey('HW_CPU_X86_AVX2', host) });
     const { disagreements } = await verifyAllEntries();
     expect(disagreements).toEqual(
       expect.arrayContaining([
         { provider: host, entry: `${traitPartition('HW_CPU_X86_AVX2')} RP#${host}`, subject: 'trait HW_CPU_X86_AVX2', problem: 'missing' },
-        { provider: host, entry: `${wrong.pk} ${wrong.sk}`, subject: 'capacity VCPU', problem: 'says 9 fit at most, its provider 16' },
+        { provider: host, entry: `${wrong.pk} ${wrong.sk}`, subject: 'capacity VCPU', problem: 'says room for 9, its provider 16' },
         expect.objectContaining({ provider: gone, subject: 'capacity DISK_GB', problem: 'its provider is gone' }),
       ]),
     );

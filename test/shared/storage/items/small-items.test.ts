@@ -29,6 +29,7 @@ import {
   capacitySortFrom,
   decodeCapacityEntry,
   encodeCapacityEntry,
+  roomKey,
 } from '../../../../shared/storage/items/capacity-entry.js';
 
 const uuid = 'a0000000-0000-4000-8000-000000000001';
@@ -66,12 +67,12 @@ describe('the small item models', () => {
     expect(decodeEntryCleanup(encodeEntryCleanup(withTraits))).toEqual(withTraits);
   });
 
-  it('round-trip a capacity entry, its amount first in the sort key so that "at least n" is a key condition', () => {
-    const entry = { resourceClass: 'VCPU', uuid, most: 16, minUnit: 1, stepSize: 1 };
+  it('round-trip a capacity entry, its room first in the sort key so that "at least n" is a key condition', () => {
+    const entry = { resourceClass: 'VCPU', uuid, room: 16, minUnit: 1, stepSize: 1 };
     const item = encodeCapacityEntry(entry);
     expect(item).toEqual({ pk: `CAPACITY#VCPU#${capacityShardOf(uuid)}`, sk: `0000000016#${uuid}`, type: CAPACITY_ENTRY_TYPE });
     expect(decodeCapacityEntry(item, 'VCPU')).toEqual(entry);
-    const stepped = { ...entry, resourceClass: 'CUSTOM_GPU', most: 2147483647, minUnit: 2, stepSize: 2 };
+    const stepped = { ...entry, resourceClass: 'CUSTOM_GPU', room: roomKey(2147483647), minUnit: 2, stepSize: 2 };
     expect(decodeCapacityEntry(encodeCapacityEntry(stepped), 'CUSTOM_GPU')).toEqual(stepped);
     // Sort keys order as the amounts do: 16 is at and after "16" and "9", before "17".
     const sk = capacityEntryKey(entry).sk;
@@ -79,6 +80,16 @@ describe('the small item models', () => {
     expect(capacityPartitions('VCPU')).toHaveLength(CAPACITY_SHARDS);
     const shards = new Set(Array.from({ length: 200 }, (_, n) => capacityShardOf(`a0000000-0000-4000-8000-${String(n).padStart(12, '0')}`)));
     expect(shards.size).toBe(CAPACITY_SHARDS);
+  });
+
+  it('keys room exactly up to 16, then rounded up to 1/16 of its power of two: never below it, within 1/16 above', () => {
+    expect([0, 1, 15, 16, 17, 18, 31, 32, 33, 1000, 61440].map(roomKey)).toEqual([0, 1, 15, 16, 17, 18, 31, 32, 34, 1024, 61440]);
+    expect(roomKey(2147483647)).toBe(2 ** 31);
+    for (let most = 0; most < 100_000; most += 37) {
+      const key = roomKey(most);
+      expect(key).toBeGreaterThanOrEqual(most);
+      expect(key - most).toBeLessThanOrEqual(most / 16);
+    }
   });
 
   it('round-trip a provider name', () => {
