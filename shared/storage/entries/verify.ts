@@ -179,8 +179,8 @@ function advance(cursor: VerifyCursor, after: Item | undefined, classes: string[
   }
 }
 
-/** How long one call reads before it answers with where to go on; less when the invocation has less left. */
-const VERIFY_STEP_MS = 10_000;
+/** How long one call reads before it answers with where to go on (a page more at most); less when the invocation has less left. */
+const VERIFY_STEP_MS = 2_000;
 const VERIFY_TIME_KEPT_MS = 5_000;
 
 /** Verifies from `start` (undefined: the beginning) for a while (VERIFY_STEP_MS) or to the end, and says where to go on. */

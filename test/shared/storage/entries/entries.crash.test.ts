@@ -99,7 +99,8 @@ describe("format 3's entries, the service killed at each step of a change", () =
     const second = await host();
     await killedAt(nth(1, isTraitCleanup), () => client().delete(`/resource_providers/${second}`));
     expect((await client().get(`/resource_providers/${second}`)).status).toBe(404);
-    await verdict('deletion, the first removal of its entries after the commit', (count) => count === TRAITS.length);
+    // Its entries are removed in two parts side by side: the one held back is left, the other may have gone before the kill.
+    await verdict('deletion, the first removal of its entries after the commit', (count) => count > 0 && count <= TRAITS.length);
     await sleep(LEASE_MS * 2);
     expect(await sweepEntryCleanups()).toBe(1);
     await verdict('deletion, after one sweep', (count) => count === 0);
