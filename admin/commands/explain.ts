@@ -10,12 +10,13 @@ import { command } from '../command-line.js';
 import { connect, expectStatus } from '../endpoint.js';
 import { THIS_SERVICE_URL, TOKEN } from './options.js';
 
-/** Rows of "constraint  (start: N, end: M)", the first one starting at `start`. */
-function rows(steps: ExplanationStep[], start: number, emptied: string | undefined): string[] {
+/** Rows of "constraint  (start: N, end: M)", the first one starting at `start`; a count not taken (null) is a dash. */
+function rows(steps: ExplanationStep[], start: number | null, emptied: string | undefined): string[] {
   const width = Math.max(0, ...steps.map((step) => step.constraint.length));
+  const count = (value: number | null) => (value === null ? '-' : String(value));
   let before = start;
   return steps.map(({ constraint, remaining }) => {
-    const line = `    ${constraint.padEnd(width)}  (start: ${before}, end: ${remaining})${constraint === emptied ? '  <- nothing remained' : ''}`;
+    const line = `    ${constraint.padEnd(width)}  (start: ${count(before)}, end: ${count(remaining)})${constraint === emptied ? '  <- nothing remained' : ''}`;
     before = remaining;
     return line;
   });
@@ -28,14 +29,16 @@ function formatExplanation(query: string, explanation: Explanation): string {
   const lines = [`GET /allocation_candidates?${query}`, `${explanation.candidates} allocation candidates${verdict}`, ''];
   for (const group of explanation.groups) {
     const emptied = emptiedBy?.suffix === group.suffix ? emptiedBy.constraint : undefined;
-    lines.push(`  providers, ${where(group.suffix)}:`, ...rows(group.steps, explanation.providers, emptied));
+    // Where the entries answered, no provider was read: the counts start nowhere.
+    const start = group.steps.some((step) => step.remaining === null) ? null : explanation.providers;
+    lines.push(`  providers, ${where(group.suffix)}:`, ...rows(group.steps, start, emptied));
   }
   const lastGroup = explanation.groups.at(-1)?.steps.at(-1)?.remaining ?? 0;
   const emptied = emptiedBy?.suffix === null ? emptiedBy.constraint : undefined;
   // The first combining count starts from placements, which the explanation does not count: shown as a dash.
   lines.push(
     '  candidates, combining the groups:',
-    ...rows(explanation.combined, lastGroup, emptied).map((line, n) => (n === 0 ? line.replace(/start: \d+/, 'start: -') : line)),
+    ...rows(explanation.combined, lastGroup, emptied).map((line, n) => (n === 0 ? line.replace(/start: (\d+|-)/, 'start: -') : line)),
   );
   return lines.join('\n');
 }

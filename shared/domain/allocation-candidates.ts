@@ -199,9 +199,25 @@ export interface CombiningCheck {
  * search prunes only what breaks capacity or the pre-1.29 rule, and checks
  * the combining constraints in the tracer's order on each whole placement.
  */
+/**
+ * A constraint nothing satisfies, known before any tree is read: from the
+ * index entries, room for an amount of a class or holding one of a list of
+ * traits, in one group (by its index), or a root_required trait (group
+ * null); an in_tree provider that does not exist; a member_of list of
+ * aggregates nobody is in.
+ */
+export type UnsatisfiedConstraint =
+  | { group: number; resourceClass: string }
+  | { group: number; anyOf: string[] }
+  | { group: number; inTree: string }
+  | { group: number; memberOf: string[] }
+  | { group: null; rootTrait: string };
+
 export interface SearchTracer {
   /** Per group (in the request's order), the group as it stands after each of its steps; the last is the group itself. */
   readonly groupSteps: RequestGroup[][];
+  /** Nothing satisfies the constraint: the search read no tree, and answers nothing. */
+  noneSatisfy(constraint: UnsatisfiedConstraint): void;
   /** In the order they are counted; a placement is a candidate when every one holds. */
   readonly combining: CombiningCheck[];
   /** The providers of a tree the search reads, with the sharing providers it reaches. */

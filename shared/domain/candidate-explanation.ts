@@ -18,6 +18,7 @@ import {
   rootPasses,
   sameSubtreeHolds,
   type AllocationRequest,
+  type UnsatisfiedConstraint,
   type SearchTracer,
 } from './allocation-candidates.js';
 import type { CandidateRequest, RequestGroup } from './candidate-request.js';
@@ -26,7 +27,8 @@ import { parseInTree, parseMemberOfValue, parseResources, parseTraitValue } from
 export interface ExplanationStep {
   /** `PARAM=ITEM`, as written in the query. */
   constraint: string;
-  remaining: number;
+  /** Null: not counted, the index entries having answered before any provider was read. */
+  remaining: number | null;
 }
 
 export interface Explanation {
@@ -142,6 +144,29 @@ export class ExplanationTracer implements SearchTracer {
   }
 
   private readonly seen = new Set<string>();
+  /** The step nothing satisfied, known before any tree was read: group and step, or the combining step. */
+  private unsatisfied: { group: number; step: number } | { combining: number } | undefined;
+
+  noneSatisfy(constraint: UnsatisfiedConstraint): void {
+    if (constraint.group === null) {
+      const label = `root_required=${constraint.rootTrait}`;
+      this.unsatisfied = { combining: this.combining.findIndex((step) => step.constraint === label) };
+      return;
+    }
+    const steps = this.groupSteps[constraint.group]!;
+    const same = (of: string[]) => (list: string[]) => list.length === of.length && list.every((name) => of.includes(name));
+    // The first step whose group has the class, the trait list, the tree or the aggregate list: the one that brought it in.
+    const step = steps.findIndex((group) =>
+      'resourceClass' in constraint
+        ? group.resources[constraint.resourceClass] !== undefined
+        : 'inTree' in constraint
+          ? group.inTree === constraint.inTree
+          : 'memberOf' in constraint
+            ? group.memberOf.some(same(constraint.memberOf))
+            : group.required.some(same(constraint.anyOf)),
+    );
+    this.unsatisfied = { group: constraint.group, step };
+  }
 
   saw(tree: AnchorTree): void {
     for (const uuid of tree.providers.keys()) this.seen.add(uuid);
@@ -159,6 +184,7 @@ export class ExplanationTracer implements SearchTracer {
 
   /** The explanation, given the candidates the search found (`found`, at most the cap). */
   explanation(found: number): Explanation {
+    if (this.unsatisfied !== undefined) return this.unsatisfiedExplanation(this.unsatisfied);
     const { limit } = this.request;
     const groups = this.request.groups.map((group, g) => ({
       suffix: group.suffix,
@@ -179,5 +205,26 @@ export class ExplanationTracer implements SearchTracer {
       combined,
       emptiedBy: emptied === undefined ? null : { suffix: emptied.suffix, constraint: emptied.constraint },
     };
+  }
+
+  /** Nothing read: the step nothing satisfied emptied it, the others were not counted. */
+  private unsatisfiedExplanation(unsatisfied: { group: number; step: number } | { combining: number }): Explanation {
+    const groups = this.request.groups.map((group, g) => ({
+      suffix: group.suffix,
+      steps: this.labels[g]!.map((constraint, n) => ({
+        constraint,
+        remaining: 'group' in unsatisfied && unsatisfied.group === g && unsatisfied.step === n ? 0 : null,
+      })),
+    }));
+    const combined: ExplanationStep[] = this.combining.map(({ constraint }, n) => ({
+      constraint,
+      remaining: 'combining' in unsatisfied && unsatisfied.combining === n ? 0 : null,
+    }));
+    if (this.limitLabel !== undefined) combined.push({ constraint: `limit=${this.limitLabel}`, remaining: 0 });
+    const emptiedBy =
+      'group' in unsatisfied
+        ? { suffix: groups[unsatisfied.group]!.suffix as string | null, constraint: groups[unsatisfied.group]!.steps[unsatisfied.step]!.constraint }
+        : { suffix: null, constraint: combined[unsatisfied.combining]!.constraint };
+    return { providers: 0, candidates: 0, groups, combined, emptiedBy };
   }
 }

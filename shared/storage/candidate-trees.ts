@@ -2,6 +2,10 @@
  * Where the allocation candidate search finds provider trees, without
  * scanning the table or loading every provider:
  *
+ * - on a table whose format 3 entries are built, the providers with room
+ *   for an amount of a class and the holders of a trait, from their
+ *   entries (entries/), read strongly: what no provider's entry offers,
+ *   no provider has;
  * - the sharing providers, from their marker items: all of them for the
  *   walk, or only those of the aggregates of the trees found otherwise;
  * - named trees (in_tree) and the trees of an aggregate's members, level by
@@ -26,7 +30,8 @@ import { agreesWithEntries, listSearchEntries } from './entries/search-entries.j
 import { batchGet, projectionOf, queryPage, withProjection, type Item, type Projection } from './reads.js';
 import { BY_SHARD_INDEX } from './table-definition.js';
 import { allShards, decodeSearchProvider, providerKey, ProviderAttribute, SEARCH_ATTRIBUTES } from './items/provider.js';
-import { SHARING_PK, sharingPartition } from './items/search-entry.js';
+import { decodeSearchEntry, SHARING_PK, sharingPartition, traitPartition } from './items/search-entry.js';
+import { capacityPartitions, capacitySortFrom, decodeCapacityEntry } from './items/capacity-entry.js';
 
 /** Reads only what the search uses: it reads thousands of providers, and parsing what it ignores is most of its CPU. */
 const SEARCH_PROJECTION: Projection = projectionOf(SEARCH_ATTRIBUTES);
@@ -53,6 +58,55 @@ export async function listSharingProviders(counter: ReadCounter, aggregates?: st
 /** The uuids of the providers in any of the aggregates. */
 export const listAggregateMembers = (aggregates: string[], counter: ReadCounter): Promise<string[]> =>
   listProviderAggregateMembers(aggregates, (scanned) => (counter.items += scanned));
+
+/** The providers some entries name, as far as they were read: all of them when `complete`. */
+export interface EntrySet {
+  uuids: string[];
+  complete: boolean;
+}
+
+/**
+ * At most `limit` items of each partition, strongly consistent (entries are
+ * kept in their providers' commits), and whether that was all of them: one
+ * item more is asked for, since DynamoDB says there may be more whenever a
+ * page reaches its limit.
+ */
+async function firstItems(partitions: string[], from: string | undefined, limit: number, counter: ReadCounter) {
+  return Promise.all(
+    partitions.map(async (pk) => {
+      const page = await queryPage({
+        KeyConditionExpression: from === undefined ? 'pk = :pk' : 'pk = :pk AND sk >= :from',
+        ExpressionAttributeValues: { ':pk': pk, ...(from !== undefined && { ':from': from }) },
+        ConsistentRead: true,
+        Limit: limit + 1,
+      });
+      counter.items += page.scanned;
+      return { items: page.items.slice(0, limit), complete: page.items.length <= limit };
+    }),
+  );
+}
+
+/**
+ * The providers whose capacity entries say they may have room for one
+ * allocation of `amount` of the class (within its min_unit and step_size):
+ * every provider with room, and some within 1/16 below it
+ * (items/capacity-entry.ts), at most `perPartition` read from each of the
+ * class's partitions.
+ */
+export async function listProvidersWithRoom(resourceClass: string, amount: number, perPartition: number, counter: ReadCounter): Promise<EntrySet> {
+  const parts = await firstItems(capacityPartitions(resourceClass), capacitySortFrom(amount), perPartition, counter);
+  const entries = parts.flatMap((part) => part.items.map((item) => decodeCapacityEntry(item, resourceClass)));
+  return {
+    uuids: entries.filter((entry) => amount >= entry.minUnit && amount % entry.stepSize === 0).map((entry) => entry.uuid),
+    complete: parts.every((part) => part.complete),
+  };
+}
+
+/** The providers whose holder entries say they hold the trait (a provider changed a moment ago may not any more), at most `limit`. */
+export async function listTraitHolders(trait: string, limit: number, counter: ReadCounter): Promise<EntrySet> {
+  const [part] = await firstItems([traitPartition(trait)], undefined, limit, counter);
+  return { uuids: part!.items.map(decodeSearchEntry), complete: part!.complete };
+}
 
 /**
  * Whole trees, by root, read level by level through each provider's
