@@ -4,6 +4,9 @@ import { usagesFromAllocations } from '../../admin/region-copy/region.js';
 import { regionItems } from '../synthetic-region/items.js';
 import { SyntheticRegion } from '../synthetic-region/region.js';
 import { CLOUD_SHAPE, WIDE_CHILDREN, WIDE_TIMEOUT_MS, FLAVOR, log } from './settings.js';
+
+/** A custom class every service knows and no provider has. */
+const UNHELD_CLASS = 'CUSTOM_NOBODY_HAS';
 import { OurService, loadReference } from './services.js';
 import { Measured, fail, api, get, measure } from './requests.js';
 
@@ -78,6 +81,17 @@ export async function runSize(size: number, service: OurService, referenceUrl: s
     checks.push(`N=${size} ${name}: GET /resource_providers lists all ${listed} providers; sampled usages match the cloud`);
   }
 
+  // What every empty query below names that nobody has: a custom class, on both services.
+  for (const url of [service.url, referenceUrl]) await api(url, 'PUT', `/resource_classes/${UNHELD_CLASS}`);
+  // More memory than any node has free, less than its max_unit: capacity used up everywhere.
+  const mostFree = Math.max(
+    ...cloud.providers.map((provider) => {
+      const memory = provider.inventories.MEMORY_MB;
+      const used = usagesFromAllocations(provider, cloud.providerAllocations.get(provider.uuid)).MEMORY_MB ?? 0;
+      return memory === undefined ? 0 : (memory.total - memory.reserved) * memory.allocation_ratio - used;
+    }),
+  );
+  const nobody = '00000000-0000-4000-8000-00000000dead';
   const requests = [
     ['(a) nova-like', `${FLAVOR}&limit=1000`],
     [
@@ -87,6 +101,12 @@ export async function runSize(size: number, service: OurService, referenceUrl: s
     ['(c) granular nested, isolate', `${FLAVOR}&resources1=SRIOV_NET_VF:1&resources2=SRIOV_NET_VF:1&group_policy=isolate&limit=1000`],
     // No valid host: every node is too small (the answer is empty, and ours logs its explanation).
     ['(d) no valid host', `resources=VCPU:1000,MEMORY_MB:4096&required=HW_CPU_X86_AVX2&limit=1000`],
+    // The other empty queries of a region that is full, or asked for what it lacks.
+    ['(e) capacity used up everywhere', `resources=VCPU:2,MEMORY_MB:${Math.floor(mostFree) + 1}&limit=1000`],
+    ['(f) a class nobody has', `${FLAVOR}&resources1=${UNHELD_CLASS}:1&limit=1000`],
+    ['(g) a trait nobody has', `${FLAVOR}&required=HW_CPU_X86_AVX512F&limit=1000`],
+    ['(h) an aggregate nobody is in', `${FLAVOR}&member_of=${nobody}&limit=1000`],
+    ['(i) an unknown in_tree', `${FLAVOR}&in_tree=${nobody}&limit=1000`],
   ] as const;
   const cases: CaseRow[] = [];
   for (const [name, query] of requests) {

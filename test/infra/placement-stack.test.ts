@@ -242,6 +242,15 @@ describe('the functions', () => {
       placementFunctions(custom).find(([, fn]) => fn.Properties.Description === `Placement ${family} handler`)![1].Properties;
     expect(byFamily('allocations')).toMatchObject({ MemorySize: 2048, Timeout: 20, ReservedConcurrentExecutions: 50 });
     expect(byFamily('traits')).toMatchObject({ MemorySize: 1024, Timeout: 20 });
+    // The finalize of a new storage format waits out the longest request: every handler says how long that is.
+    const longest = (template?: Parameters<typeof placementFunctions>[0]) =>
+      new Set(
+        placementFunctions(template)
+          .filter(([, fn]) => / handler$/.test(fn.Properties.Description))
+          .map(([, fn]) => fn.Properties.Environment.Variables.PLACEMENT_LONGEST_REQUEST_SECONDS),
+      );
+    expect(longest(custom)).toEqual(new Set(['20']));
+    expect(longest()).toEqual(new Set(['29']));
     expect(byFamily('traits').ReservedConcurrentExecutions).toBeUndefined();
     // Nothing reserved unless asked: a new account's low quota would fail the first deploy.
     expect(byFamily('usages').ReservedConcurrentExecutions).toBeUndefined();
