@@ -14,6 +14,8 @@ export interface ProviderEntry {
   item: Item;
   /** Whether it came with format 3 (capacity and trait holder entries), which the build writes for the providers already there. */
   sinceFormat3: boolean;
+  /** Whether the stored item must be this very one (a capacity entry's min_unit and step_size); else its presence says it all (a search entry may carry a hold). */
+  whole: boolean;
 }
 
 export function entriesOfProvider(provider: Provider): ProviderEntry[] {
@@ -29,6 +31,7 @@ export function entriesOfProvider(provider: Provider): ProviderEntry[] {
       key,
       item: encodeSearchEntry(key, provider.uuid),
       sinceFormat3: trait !== undefined,
+      whole: false,
     }),
   );
   const capacity = capacityEntriesOf(provider).map((entry): ProviderEntry => ({
@@ -36,6 +39,7 @@ export function entriesOfProvider(provider: Provider): ProviderEntry[] {
     key: capacityEntryKey(entry),
     item: encodeCapacityEntry(entry),
     sinceFormat3: true,
+    whole: true,
   }));
   return [...capacity, ...search];
 }

@@ -66,7 +66,7 @@ async function providerDisagreements(providers: Provider[]): Promise<Disagreemen
   return expected.flatMap(({ provider, entry }): Disagreement[] => {
     const item = found.get(keyName(entry.key));
     if (item === undefined) return [{ provider, entry: keyName(entry.key), subject: entry.subject, problem: 'missing' }];
-    if (entry.subject.startsWith('capacity') && !sameItem(item, entry)) {
+    if (entry.whole && !sameItem(item, entry)) {
       return [
         { provider, entry: keyName(entry.key), subject: entry.subject, problem: `stored ${JSON.stringify(item)}, expected ${JSON.stringify(entry.item)}` },
       ];
