@@ -36,7 +36,7 @@ async function storedAllocation(consumer: string): Promise<Record<string, unknow
 /** Every part of GET /upgrade/entries (a loaded machine may take more than one call's time), summed. */
 async function verified() {
   const total = { providers: 0, entries: 0, pending: 0, disagreements: [] as unknown[] };
-  for (let marker: string | null = ''; marker !== null; ) {
+  for (let marker: string | null = ''; marker !== null;) {
     const page = (await api('GET', `/upgrade/entries${marker ? `?marker=${marker}` : ''}`)).body;
     total.providers += page.providers;
     total.entries += page.entries;
