@@ -37,7 +37,9 @@ async function storedAllocation(consumer: string): Promise<Record<string, unknow
 async function verified() {
   const total = { providers: 0, entries: 0, pending: 0, disagreements: [] as unknown[] };
   for (let marker: string | null = ''; marker !== null;) {
-    const page = (await api('GET', `/upgrade/entries${marker ? `?marker=${marker}` : ''}`)).body;
+    const page: { providers: number; entries: number; pending: number; disagreements: unknown[]; next: string | null } = (
+      await api('GET', `/upgrade/entries${marker ? `?marker=${marker}` : ''}`)
+    ).body;
     total.providers += page.providers;
     total.entries += page.entries;
     total.pending += page.pending;
