@@ -38,7 +38,7 @@ export const ALIASES: Record<string, string> = {
 
 export const BUNDLING: BundlingOptions = {
   format: OutputFormat.ESM,
-  target: 'node22',
+  target: 'node24',
   // ES module builds first: they tree-shake, CommonJS ones do not.
   mainFields: ['module', 'main'],
   banner: ESM_REQUIRE_BANNER,

@@ -1,8 +1,9 @@
 /**
- * `npm run bundle-report -- [--assembly cdk.out] [--stack NAME] [--runs 5]`:
+ * `npm run bundle-report -- [--assembly cdk.out] [--stack NAME] [--runs 5] [--node PATH]`:
  * the size and cold start of every function of a synthesized stack, from
- * its cdk.out asset, on Lambda's Node 22 (local/bundles/node22.ts), loaded
- * as Lambda loads it (local/bundles/lambda-function.ts). Synthesize first
+ * its cdk.out asset, on Lambda's Node (local/bundles/lambda-node.ts, or the
+ * Node binary `--node` names, to compare), loaded as Lambda loads it
+ * (local/bundles/lambda-function.ts). Synthesize first
  * (`npm run synth -- -c regions=us-east-1 [-c frontDoor=functionUrl]`).
  *
  * Per function: bundle size and gzip size (all files of the asset), then
@@ -14,6 +15,7 @@
  * The functions run with noauth2 whatever the stack says: no Keystone here,
  * so the authorizer's Keystone round trip is not part of these figures.
  */
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,7 +24,7 @@ import { gzipSync } from 'node:zlib';
 import { toEvent } from '../local/api-gateway-adapter.js';
 import { functionUrlEvent } from '../local/bundles/front-doors.js';
 import { startBundleRuntime } from '../local/bundles/runtime.js';
-import { NODE22 } from '../local/bundles/node22.js';
+import { lambdaNode } from '../local/bundles/lambda-node.js';
 import { PlacementClient } from '../admin/placement-client.js';
 import { IMPORT_TARGET_MS, REQUEST_PATH_TARGET_KB } from './lib/bundle-targets.js';
 
@@ -32,14 +34,18 @@ const { values } = parseArgs({
     stack: { type: 'string' },
     runs: { type: 'string', default: '5' },
     port: { type: 'string', default: process.env.PORT ?? '0' },
+    node: { type: 'string' },
   },
 });
 const RUNS = Number(values.runs);
+const node = values.node ?? lambdaNode();
+const nodeVersion = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
 
 const runtime = await startBundleRuntime({
   assembly: values.assembly,
   stack: values.stack,
   port: Number(values.port),
+  node,
   overrides: { PLACEMENT_AUTH_STRATEGY: 'noauth2', PLACEMENT_ALLOW_NOAUTH2_IN_LAMBDA: 'true', PLACEMENT_METRICS: 'false' },
   // The functions' own log lines are not what this report is about.
   output: () => undefined,
@@ -182,7 +188,7 @@ try {
 
 let failed = false;
 console.log(
-  `\nBundles of ${runtime.stack.stackName} (${values.assembly}), each loaded as Lambda loads it on Node ${NODE22.version}; median of ${RUNS} cold starts, DynamoDB Local\n`,
+  `\nBundles of ${runtime.stack.stackName} (${values.assembly}), each loaded as Lambda loads it on Node ${nodeVersion}; median of ${RUNS} cold starts, DynamoDB Local\n`,
 );
 console.log('| function | KB | KB gzip | import ms | first request ms | cold total ms | same request warm ms | first status | within targets |');
 console.log('|---|---|---|---|---|---|---|---|---|');

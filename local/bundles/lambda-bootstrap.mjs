@@ -1,5 +1,5 @@
 // One Lambda function instance (an execution environment), started by local/bundles/lambda-function.ts
-// on the Node 22 Lambda runs. Plain JavaScript without a loader, so that nothing but the bundle is
+// on the Node Lambda runs. Plain JavaScript without a loader, so that nothing but the bundle is
 // imported the way Lambda's Node runtime imports it: `_HANDLER` is `file.export`, the file is looked up in
 // LAMBDA_TASK_ROOT as .js, .mjs or .cjs. The time the import takes is the instance's init duration;
 // invocations then come one at a time over the IPC channel, as Lambda hands an instance one event at a time.
@@ -30,6 +30,13 @@ try {
   const module = await import(pathToFileURL(path).href);
   handler = module[exportName];
   if (typeof handler !== 'function') throw new Error(`${file}.${exportName} is not a function`);
+  // From nodejs24.x on, Lambda calls no callback-style handler (event, context, callback): one that is not
+  // async and takes three parameters is what its runtime interface client takes for one
+  // (aws/aws-lambda-nodejs-runtime-interface-client, issue 137). Such a bundle fails here as it would there.
+  const runtimeMajor = Number(/^AWS_Lambda_nodejs(\d+)/.exec(process.env.AWS_EXECUTION_ENV ?? '')?.[1] ?? 0);
+  if (runtimeMajor >= 24 && handler.length >= 3 && handler.constructor.name !== 'AsyncFunction') {
+    throw new Error(`${file}.${exportName} is a callback-style handler (three parameters, not async): nodejs${runtimeMajor}.x calls only async handlers`);
+  }
 } catch (error) {
   initError = errorRecord(error);
   console.error(`ERROR\tInit Error\t${JSON.stringify(initError)}`);

@@ -36,7 +36,7 @@ export interface ColdStart {
 }
 
 export interface LambdaFunctionOptions {
-  /** The Node binary the runtime stands for (local/bundles/node22.ts). */
+  /** The Node binary the runtime stands for (local/bundles/lambda-node.ts). */
   node: string;
   region: string;
   accountId: string;

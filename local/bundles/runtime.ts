@@ -5,7 +5,7 @@
  * describes (HTTP API with its authorizer, or a function URL) in front of
  * the functions, and the schedules and change-stream consumers beside it
  * (local/bundles/background.ts), each function run from its cdk.out asset on
- * Lambda's Node 22 (local/bundles/lambda-function.ts). What the functions see differs from
+ * Lambda's Node (local/bundles/lambda-function.ts). What the functions see differs from
  * AWS in one variable: PLACEMENT_DYNAMODB_ENDPOINT, DynamoDB Local's address
  * (and whatever `overrides` adds, e.g. a Secrets Manager stand-in).
  */
@@ -25,7 +25,7 @@ import { startBackgroundWork, type BackgroundWork } from './background.js';
 import { readStack, stackNames, type StackSpec } from './cloud-assembly.js';
 import { functionUrlDispatch, httpApiDispatch } from './front-doors.js';
 import { LambdaFunction, type ColdStart, type Invocation } from './lambda-function.js';
-import { node22 } from './node22.js';
+import { lambdaNode } from './lambda-node.js';
 
 export interface BundleRuntimeOptions {
   /** The cloud assembly: `cdk synth`'s output directory. */
@@ -34,7 +34,7 @@ export interface BundleRuntimeOptions {
   stack?: string;
   port: number;
   host?: string;
-  /** The Node binary for the functions; unset: the pinned Node 22 (local/bundles/node22.ts). */
+  /** The Node binary for the functions; unset: the pinned Node of Lambda's runtime (local/bundles/lambda-node.ts). */
   node?: string;
   /** More variables for every function: local stand-ins for AWS services. */
   overrides?: Record<string, string>;
@@ -138,7 +138,7 @@ export async function startBundleRuntime(options: BundleRuntimeOptions): Promise
     process.env.PLACEMENT_DYNAMODB_ENDPOINT = database.endpoint;
   }
   const endpoint = process.env.PLACEMENT_DYNAMODB_ENDPOINT;
-  const node = options.node ?? node22();
+  const node = options.node ?? lambdaNode();
   const output = options.output ?? ((name: string, text: string) => process.stderr.write(text.replace(/^(?=.)/gm, `[${name}] `)));
   const functions = new Map<string, LambdaFunction>();
   const coldFunction = (id: string): LambdaFunction => {

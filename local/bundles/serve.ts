@@ -1,6 +1,6 @@
 /**
  * `npm run serve:bundles -- [--assembly cdk.out] [--stack NAME] [--port 8778] [--env NAME=VALUE]...`:
- * serves a synthesized stack's bundles on Lambda's Node 22 (local/bundles/runtime.ts),
+ * serves a synthesized stack's bundles on Lambda's Node (local/bundles/runtime.ts),
  * the HTTP API or the function URL as the template has it. On SIGINT or SIGTERM it
  * stops and prints the cold starts it saw, per function.
  */

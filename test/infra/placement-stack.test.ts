@@ -189,9 +189,9 @@ describe.each(['httpApi', 'functionUrl'])('provisioned table capacity (-c capaci
 });
 
 describe('the functions', () => {
-  it('are arm64 Node.js 22 ES module bundles', () => {
+  it('are arm64 Node.js 24 ES module bundles', () => {
     for (const [, fn] of placementFunctions()) {
-      expect(fn.Properties.Runtime).toBe('nodejs22.x');
+      expect(fn.Properties.Runtime).toBe('nodejs24.x');
       expect(fn.Properties.Architectures).toEqual(['arm64']);
       expect(fn.Properties.Handler).toBe('index.handler');
     }

@@ -1,7 +1,7 @@
 /**
  * The bundle runtime (local/bundles/): small hand-written cloud assemblies
  * show what it promises of Lambda and API Gateway (Lambda's environment on
- * Node 22, a bundle that needs a package it lacks failing as in Lambda,
+ * its Node, a bundle that needs a package it lacks failing as in Lambda,
  * timeouts, the authorizer's identity source and cache, route selection);
  * then the stack itself, synthesized with its real bundles for both front
  * doors, answers through it.
@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addPlacementStacks } from '../../../infra/placement-app.js';
 import { readStack } from '../../../local/bundles/cloud-assembly.js';
 import { coldStartTable } from '../../../local/bundles/lambda-function.js';
-import { NODE22, node22 } from '../../../local/bundles/node22.js';
+import { LAMBDA_NODE, lambdaNode } from '../../../local/bundles/lambda-node.js';
 import { runtimeOptions, startBundleRuntime, type BundleRuntime } from '../../../local/bundles/runtime.js';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../../local/dynamodb-local.js';
 import { client } from '../../../admin/placement-client.js';
@@ -63,7 +63,7 @@ function assembly(resources: Record<string, unknown>, code: Record<string, strin
 
 const lambda = (id: string, properties: Record<string, unknown> = {}) => ({
   Type: 'AWS::Lambda::Function',
-  Properties: { Handler: 'index.handler', Runtime: 'nodejs22.x', MemorySize: 256, Timeout: 3, ...properties },
+  Properties: { Handler: 'index.handler', Runtime: 'nodejs24.x', MemorySize: 256, Timeout: 3, ...properties },
   Metadata: { 'aws:asset:path': `asset.${id}` },
 });
 const route = (routeKey: string, integration: string, authorized = false) => ({
@@ -94,38 +94,38 @@ const eventSource = (fn: string, pattern?: unknown) => ({
 let database: DynamoDbLocal;
 let node: string;
 const runtimes: BundleRuntime[] = [];
-// An empty cache: the pinned Node 22 is fetched with npm (from npm's own cache when it has it) and checked, as CI's first run does.
-const cache = mkdtempSync(join(tmpdir(), 'node22-'));
+// An empty cache: the pinned Node is fetched with npm (from npm's own cache when it has it) and checked, as CI's first run does.
+const cache = mkdtempSync(join(tmpdir(), 'lambda-node-'));
 beforeAll(async () => {
-  process.env.PLACEMENT_NODE22_CACHE = cache;
-  node = node22();
+  process.env.PLACEMENT_LAMBDA_NODE_CACHE = cache;
+  node = lambdaNode();
   database = await startDynamoDbLocal({});
   process.env.PLACEMENT_DYNAMODB_ENDPOINT = database.endpoint;
 });
 afterAll(async () => {
   for (const runtime of runtimes) await runtime.stop();
   delete process.env.PLACEMENT_DYNAMODB_ENDPOINT;
-  delete process.env.PLACEMENT_NODE22_CACHE;
+  delete process.env.PLACEMENT_LAMBDA_NODE_CACHE;
   await database?.stop();
   rmSync(cache, { recursive: true, force: true });
 });
 
-it('fetches the pinned Node 22 from the npm registry into its cache, once', () => {
+it("fetches Lambda's pinned Node from the npm registry into its cache, once", () => {
   expect(node.startsWith(cache)).toBe(true);
-  expect(execFileSync(node, ['--version'], { encoding: 'utf8' }).trim()).toBe(`v${NODE22.version}`);
-  expect(node22()).toBe(node);
+  expect(execFileSync(node, ['--version'], { encoding: 'utf8' }).trim()).toBe(`v${LAMBDA_NODE.version}`);
+  expect(lambdaNode()).toBe(node);
 });
 
-it('refuses a Node 22 whose package does not have the pinned integrity', () => {
-  const pinned = NODE22.integrity;
-  const elsewhere = mkdtempSync(join(tmpdir(), 'node22-tampered-'));
-  process.env.PLACEMENT_NODE22_CACHE = elsewhere;
-  NODE22.integrity = 'sha512-not-what-the-registry-has';
+it('refuses a Node whose package does not have the pinned integrity', () => {
+  const pinned = LAMBDA_NODE.integrity;
+  const elsewhere = mkdtempSync(join(tmpdir(), 'lambda-node-tampered-'));
+  process.env.PLACEMENT_LAMBDA_NODE_CACHE = elsewhere;
+  LAMBDA_NODE.integrity = 'sha512-not-what-the-registry-has';
   try {
-    expect(() => node22()).toThrow(/integrity sha512-.* is not the pinned sha512-not-what-the-registry-has/);
+    expect(() => lambdaNode()).toThrow(/integrity sha512-.* is not the pinned sha512-not-what-the-registry-has/);
   } finally {
-    NODE22.integrity = pinned;
-    process.env.PLACEMENT_NODE22_CACHE = cache;
+    LAMBDA_NODE.integrity = pinned;
+    process.env.PLACEMENT_LAMBDA_NODE_CACHE = cache;
     rmSync(elsewhere, { recursive: true, force: true });
   }
 });
@@ -137,7 +137,7 @@ async function serve(directory: string, options: Partial<Parameters<typeof start
 }
 
 describe('a function as Lambda runs it', () => {
-  it("sees Lambda's Node 22, its variables, its directory and no node_modules above it", async () => {
+  it("sees Lambda's Node, its variables, its directory and no node_modules above it", async () => {
     const runtime = await serve(
       assembly(
         {
@@ -157,13 +157,13 @@ describe('a function as Lambda runs it', () => {
     const response = await client(runtime.url)('GET', '/echo');
     expect(response.status).toBe(200);
     const seen = response.body;
-    expect(seen.version).toBe(`v${NODE22.version}`);
+    expect(seen.version).toBe(`v${LAMBDA_NODE.version}`);
     expect(seen.env).toMatchObject({
       TABLE: 'Test-table',
       PLAIN: 'value',
       _HANDLER: 'index.handler',
       AWS_REGION: 'eu-west-1',
-      AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
+      AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
       AWS_LAMBDA_FUNCTION_NAME: 'Test-Echo',
       AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '512',
       LAMBDA_TASK_ROOT: seen.cwd,
@@ -211,11 +211,14 @@ describe('a function as Lambda runs it', () => {
     }
   });
 
-  it('fails as Lambda does: a bundle that imports what it lacks, a handler that throws or outlasts its timeout', async () => {
+  it('fails as Lambda does: a bundle that imports what it lacks, a callback-style handler, a handler that throws or outlasts its timeout', async () => {
     const runtime = await serve(
       assembly(
         {
           Lacking: lambda('Lacking'),
+          Callback: lambda('Callback'),
+          CallbackIntegration: integration('Callback'),
+          CallbackRoute: route('GET /callback', 'CallbackIntegration'),
           Throwing: lambda('Throwing'),
           Slow: lambda('Slow', { Timeout: 1 }),
           LackingIntegration: integration('Lacking'),
@@ -228,18 +231,21 @@ describe('a function as Lambda runs it', () => {
         {
           // The project's node_modules hold yaml; /var/task does not.
           Lacking: `import 'yaml'; export const handler = async () => ({ statusCode: 200 });`,
+          // nodejs24.x calls no callback-style handler.
+          Callback: `export function handler(event, context, callback) { callback(null, { statusCode: 200 }); }`,
           Throwing: `export const handler = async () => { throw new Error('boom'); };`,
           Slow: `export const handler = () => new Promise(() => undefined);`,
         },
       ),
     );
     const call = client(runtime.url);
-    for (const path of ['/lacking', '/throwing', '/slow']) {
+    for (const path of ['/lacking', '/callback', '/throwing', '/slow']) {
       const response = await call('GET', path);
       expect(response.status, path).toBe(500);
       expect(response.body, path).toEqual({ message: 'Internal Server Error' });
     }
     expect((await runtime.invoke('Lacking', {})).ok).toBe(false);
+    expect(await runtime.invoke('Callback', {})).toMatchObject({ ok: false, errorMessage: expect.stringMatching(/callback-style handler/) });
     expect(await runtime.invoke('Slow', {})).toMatchObject({ ok: false, phase: 'timeout', errorMessage: 'Task timed out after 1.00 seconds' });
   });
 });
@@ -470,7 +476,7 @@ describe('what runs beside the front door, as AWS runs it', () => {
 
 describe("CloudFormation's defaults and API Gateway's other route keys", () => {
   it('reads a function without memory, timeout or logging settings as Lambda defaults them', () => {
-    const spec = readStack(assembly({ Bare: { ...lambda('Bare'), Properties: { Handler: 'index.handler', Runtime: 'nodejs22.x' } } }, {}), 'Test', {
+    const spec = readStack(assembly({ Bare: { ...lambda('Bare'), Properties: { Handler: 'index.handler', Runtime: 'nodejs24.x' } } }, {}), 'Test', {
       tableName: 'table',
       accountId: '0',
     }).functions.get('Bare')!;
