@@ -3,12 +3,14 @@ import { batchWrite } from '../lib/batch-write.js';
 import { usagesFromAllocations } from '../../admin/region-copy/region.js';
 import { regionItems } from '../synthetic-region/items.js';
 import { SyntheticRegion } from '../synthetic-region/region.js';
-import { CLOUD_SHAPE, WIDE_CHILDREN, WIDE_TIMEOUT_MS, FLAVOR, log } from './settings.js';
+import { CLOUD_SHAPE, WIDE_CHILDREN, WIDE_TIMEOUT_MS, FLAVOR, LOAD_THROUGH_API, log } from './settings.js';
+import { LoadedRegion } from '../synthetic-region/api-loader.js';
+import { PlacementClient } from '../../admin/placement-client.js';
+import { OurService, loadReference } from './services.js';
+import { Measured, fail, api, get, measure } from './requests.js';
 
 /** A custom class every service knows and no provider has. */
 const UNHELD_CLASS = 'CUSTOM_NOBODY_HAS';
-import { OurService, loadReference } from './services.js';
-import { Measured, fail, api, get, measure } from './requests.js';
 
 // ---------------------------------------------------------------- one size
 
@@ -46,18 +48,23 @@ const candidateSet = (body: any) =>
   );
 
 export async function runSize(size: number, service: OurService, referenceUrl: string): Promise<SizeResult> {
-  const cloud = new SyntheticRegion(CLOUD_SHAPE).build(size);
+  const region = new SyntheticRegion(CLOUD_SHAPE);
+  const cloud = region.build(size);
   log(`N=${size}: ${cloud.providers.length} providers, ${cloud.consumers.length} consumers`);
 
   let started = performance.now();
-  const items = regionItems(cloud);
-  await batchWrite(items);
+  // Through the API: each service writes what it writes for its clients (for ours, the entries of format 3 too).
+  const items = LOAD_THROUGH_API ? [] : regionItems(cloud);
+  if (LOAD_THROUGH_API) await new LoadedRegion(region, new PlacementClient(service.url)).resize(size);
+  else await batchWrite(items);
   const ourLoadSeconds = seconds(started);
-  log(`N=${size}: ours loaded, ${items.length} items in ${ourLoadSeconds.toFixed(1)} s`);
+  log(`N=${size}: ours loaded, ${LOAD_THROUGH_API ? 'through its API' : `${items.length} items`} in ${ourLoadSeconds.toFixed(1)} s`);
   started = performance.now();
-  const referenceRows = loadReference(cloud);
+  let referenceRows = 0;
+  if (LOAD_THROUGH_API) await new LoadedRegion(region, new PlacementClient(referenceUrl)).resize(size);
+  else referenceRows = loadReference(cloud);
   const referenceLoadSeconds = seconds(started);
-  log(`N=${size}: reference loaded, ${referenceRows} rows in ${referenceLoadSeconds.toFixed(1)} s`);
+  log(`N=${size}: reference loaded, ${LOAD_THROUGH_API ? 'through its API' : `${referenceRows} rows`} in ${referenceLoadSeconds.toFixed(1)} s`);
 
   const checks: string[] = [];
   for (const [name, url] of [

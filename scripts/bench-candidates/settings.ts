@@ -8,6 +8,8 @@ export const SIZES = (process.env.BENCH_SIZES ?? '1000,10000').split(',').map(Nu
 export const RUNS = Number(process.env.BENCH_RUNS ?? 20);
 export const WARMUPS = 2;
 export const INTERLEAVE = process.env.BENCH_INTERLEAVE !== '0';
+/** BENCH_LOAD=api: both services loaded through their APIs (as an operator's region is), not below them. */
+export const LOAD_THROUGH_API = process.env.BENCH_LOAD === 'api';
 const SEED = Number(process.env.BENCH_SEED ?? 42);
 export const REFERENCE_PORT = Number(process.env.BENCH_REFERENCE_PORT ?? 18788);
 export const REFERENCE_STATE = join(tmpdir(), `bench-candidates-reference-${REFERENCE_PORT}`);
