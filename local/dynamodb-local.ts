@@ -51,9 +51,17 @@ const KILL_WITH_PARENT = [
   'exit $status',
 ].join('\n');
 
+/**
+ * JVM options added to DynamoDB Local's (PLACEMENT_DYNAMODB_LOCAL_JAVA_OPTIONS, space-separated). The tests set
+ * `-XX:TieredStopAtLevel=1`: their DynamoDB Locals live seconds to minutes, and on two cores the optimizing compiler
+ * spends more than it saves there (a third less time for the entry tests); a long run keeps the JVM's default.
+ */
+const extraJavaOptions = () => (process.env.PLACEMENT_DYNAMODB_LOCAL_JAVA_OPTIONS ?? '').split(' ').filter(Boolean);
+
 function spawnJvm(port: number, directory: string, dataDirectory: string | undefined): ChildProcess {
   const storage = dataDirectory ? ['-dbPath', dataDirectory] : ['-inMemory'];
   const java = [
+    ...extraJavaOptions(),
     `-Djava.library.path=${join(directory, 'DynamoDBLocal_lib')}`,
     '-Xmx1g',
     '-jar',
