@@ -52,9 +52,9 @@ const KILL_WITH_PARENT = [
 ].join('\n');
 
 /**
- * JVM options added to DynamoDB Local's (PLACEMENT_DYNAMODB_LOCAL_JAVA_OPTIONS, space-separated). The tests and CI set
+ * JVM options added to DynamoDB Local's (PLACEMENT_DYNAMODB_LOCAL_JAVA_OPTIONS, space-separated). The tests set
  * `-XX:TieredStopAtLevel=1`: their DynamoDB Locals live seconds to minutes, and on two cores the optimizing compiler
- * spends more than it saves there (a third less time for the entry tests); npm start keeps the JVM's default.
+ * spends more than it saves there (a third less time for the entry tests); a long run keeps the JVM's default.
  */
 const extraJavaOptions = () => (process.env.PLACEMENT_DYNAMODB_LOCAL_JAVA_OPTIONS ?? '').split(' ').filter(Boolean);
 
