@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PlacementClient } from '../../admin/placement-client.js';
+import { freeLoopbackPort } from '../../local/dynamodb-local.js';
 import { parseRequestRecord } from '../../shared/http/middleware/metrics.js';
 import type { RequestRecord } from './report.js';
 
@@ -181,8 +182,21 @@ export function cpuMsOf(pids: number[]): number {
   }, 0);
 }
 
-/** The real upstream Placement (uWSGI, SQLite) from ../shared/reference, fresh, on the port. */
-export async function startReference(port: number): Promise<Target> {
+/**
+ * The real upstream Placement (uWSGI, SQLite) from ../shared/reference, fresh: on the port given, or (none given) on a free one: tried again on another should a process take that port
+ * between its choice and uWSGI's bind (a test run's other worker, say), as test/support/reference.ts does.
+ */
+export async function startReference(port?: number): Promise<Target> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return startReferenceOn(port ?? (await freeLoopbackPort()));
+    } catch (error) {
+      if (port !== undefined || attempt === 3) throw error;
+    }
+  }
+}
+
+function startReferenceOn(port: number): Target {
   const state = join(tmpdir(), `bench-region-reference-${port}`);
   const script = (name: 'start' | 'stop') =>
     execFileSync('bash', [join(referenceScripts(), `${name}-reference.sh`), '--port', String(port), '--state-dir', state], {

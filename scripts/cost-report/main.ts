@@ -200,7 +200,7 @@ async function ourWork(): Promise<Map<Kind, RequestWork>> {
 
 /** The reference's uWSGI worker (SQLite in the worker: it also does the database's work, which RDS would do). */
 async function referenceWork(): Promise<Map<Kind, RequestWork>> {
-  const reference = await startReference(PORT + 1);
+  const reference = await startReference();
   try {
     return await workPerKind(reference.url, { cpuMs: () => cpuMsOf(reference.pids!()), dynamoCalls: () => 0 });
   } finally {
