@@ -15,7 +15,6 @@
  * The functions run with noauth2 whatever the stack says: no Keystone here,
  * so the authorizer's Keystone round trip is not part of these figures.
  */
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,7 +23,7 @@ import { gzipSync } from 'node:zlib';
 import { toEvent } from '../local/api-gateway-adapter.js';
 import { functionUrlEvent } from '../local/bundles/front-doors.js';
 import { startBundleRuntime } from '../local/bundles/runtime.js';
-import { lambdaNode } from '../local/bundles/lambda-node.js';
+import { lambdaNode, versionOf } from '../local/bundles/lambda-node.js';
 import { PlacementClient } from '../admin/placement-client.js';
 import { IMPORT_TARGET_MS, REQUEST_PATH_TARGET_KB } from './lib/bundle-targets.js';
 
@@ -39,7 +38,7 @@ const { values } = parseArgs({
 });
 const RUNS = Number(values.runs);
 const node = values.node ?? lambdaNode();
-const nodeVersion = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
+const nodeVersion = versionOf(node) ?? `${node} (does not run)`;
 
 const runtime = await startBundleRuntime({
   assembly: values.assembly,

@@ -26,7 +26,8 @@ function cacheDirectory(): string {
   return process.env.PLACEMENT_LAMBDA_NODE_CACHE || join(homedir(), '.cache', 'placement');
 }
 
-function versionOf(binary: string): string | undefined {
+/** What `node --version` prints for the binary, or undefined when it does not run. */
+export function versionOf(binary: string): string | undefined {
   try {
     return execFileSync(binary, ['--version'], { encoding: 'utf8' }).trim();
   } catch {
