@@ -114,7 +114,13 @@ class Instance {
         } else if (message.type === 'result') resolve({ invocation: { ok: true, result: message.result }, durationMs: message.durationMs });
         else if (message.type === 'error') resolve({ invocation: { ok: false, ...message.error, phase: 'invoke' }, durationMs: message.durationMs });
       });
-      this.child.send({ id, event, requestId: id, deadline, functionArn });
+      // An instance whose channel closed since it was picked (killed, or gone between invocations) fails this
+      // invocation as a crash, and is ended: the write's error comes back here, not as an uncaught 'error' event.
+      this.child.send({ id, event, requestId: id, deadline, functionArn }, (error) => {
+        if (error === null) return;
+        this.kill();
+        this.pending.get(id)?.(undefined);
+      });
     });
   }
 
@@ -131,6 +137,7 @@ export class LambdaFunction {
   private readonly all = new Set<Instance>();
   private readonly waiting: (() => void)[] = [];
   private readonly arn: string;
+  private stopped = false;
 
   constructor(
     readonly name: string,
@@ -195,6 +202,9 @@ export class LambdaFunction {
   }
 
   async invoke(event: unknown): Promise<Invocation> {
+    // A schedule's tick or a stream batch already under way when the runtime stops must not start an
+    // instance from a bundle (or a Node) that is being removed.
+    if (this.stopped) return { ok: false, errorType: 'Runtime.Stopped', errorMessage: `${this.name} has been stopped`, phase: 'init' };
     const { instance, cold } = await this.acquire();
     try {
       const ready = await instance.ready;
@@ -212,6 +222,7 @@ export class LambdaFunction {
 
   /** Ends every instance and removes the unpacked bundle. */
   stop(): void {
+    this.stopped = true;
     for (const instance of this.all) instance.kill();
     this.all.clear();
     this.idle.length = 0;

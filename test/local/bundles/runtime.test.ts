@@ -548,6 +548,35 @@ describe('instances at the cap, and an init that outlasts its limit', () => {
     expect(await runtime.invoke('Quit', {})).toMatchObject({ ok: false, phase: 'init', errorType: 'Runtime.ExitError' });
   });
 
+  it('fails an invocation whose instance can no longer be reached, and ends that instance', async () => {
+    const runtime = await serve(
+      // The instance closes its channel and lives on: it neither exits nor answers (the bootstrap would exit on it).
+      assembly(
+        { Gone: lambda('Gone') },
+        {
+          Gone: `setTimeout(() => { process.removeAllListeners('disconnect'); process.disconnect(); }, 100); setInterval(() => undefined, 1000); ${reply("'here'")}`,
+        },
+      ),
+    );
+    expect(await runtime.invoke('Gone', {})).toMatchObject({ ok: true });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await runtime.invoke('Gone', {})).toMatchObject({ ok: false, phase: 'crash', errorType: 'Runtime.ExitError' });
+    // The next invocation is a cold start of a new instance.
+    expect(await runtime.invoke('Gone', {})).toMatchObject({ ok: true });
+    expect(runtime.coldStarts()).toHaveLength(2);
+  });
+
+  it('fails an invocation under way when it stops, and starts no instance afterwards', async () => {
+    const runtime = await serve(
+      assembly({ Slow: lambda('Slow') }, { Slow: `export const handler = () => new Promise((resolve) => setTimeout(resolve, 2000));` }),
+    );
+    const underWay = runtime.invoke('Slow', {});
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await runtime.stop();
+    expect(await underWay).toMatchObject({ ok: false, phase: 'crash' });
+    expect(await runtime.invoke('Slow', {})).toMatchObject({ ok: false, errorType: 'Runtime.Stopped' });
+  });
+
   it("fails an invocation whose instance's init takes longer than Lambda's 10 s", async () => {
     const runtime = await serve(assembly({ Stuck: lambda('Stuck') }, { Stuck: `await new Promise(() => setInterval(() => undefined, 1000));` }));
     expect(await runtime.invoke('Stuck', {})).toMatchObject({ ok: false, phase: 'init', errorType: 'Runtime.InitTimeout' });
