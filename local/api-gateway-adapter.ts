@@ -287,14 +287,16 @@ export function clientErrorHandler(dispatch: Dispatch) {
       return;
     }
     if (earlier === 'answered') return;
-    if (earlier === undefined && (error.code !== 'HPE_INVALID_CONTENT_LENGTH' || error.rawPacket === undefined)) {
-      bareAnswer(socket, error);
-      return;
-    }
     if (earlier === undefined) {
-      // The body the client is still sending is read and dropped while the request is answered: closing a socket
-      // with unread data resets it, and the client can lose the answer (seen with a handler's cold start).
+      // What the client is still sending (a body, the rest of an oversized head) is read and dropped while the request
+      // is answered: closing a socket with unread data resets it, and the client can lose the answer (seen with a
+      // handler's cold start, and with Node 24's 431 to a head of hundreds of kilobytes).
       socket.resume();
+      if (error.code !== 'HPE_INVALID_CONTENT_LENGTH' || error.rawPacket === undefined) {
+        refused.set(socket, 'answered');
+        bareAnswer(socket, error);
+        return;
+      }
     }
     const head = earlier === undefined ? error.rawPacket! : Buffer.concat([earlier, error.rawPacket ?? Buffer.alloc(0)]);
     if (head.includes('\r\n\r\n') || head.length > MAX_HEAD_BYTES) {
