@@ -23,7 +23,7 @@ export function capacityEntriesOf(provider: Capacities | undefined): CapacityEnt
   return Object.entries(provider.inventories).map(([resourceClass, inventory]) => ({
     resourceClass,
     uuid: provider.uuid,
-    room: roomKey(largestAllocation(inventory, entryOf(provider.usages, resourceClass) ?? 0)),
+    room: roomKey(largestAllocation(inventory, entryOf(provider.usages, resourceClass) ?? 0), largestAllocation(inventory, 0)),
     minUnit: inventory.min_unit,
     stepSize: inventory.step_size,
   }));

@@ -3,7 +3,8 @@
  * it has an inventory of, saying how much room the provider has for one
  * allocation of the class: the most one allocation could take there now
  * (largestAllocation: free capacity within max_unit, never below 0),
- * rounded up to the key's precision (roomKey). Its sort key starts with
+ * rounded up to the key's precision but not past the provider's whole
+ * size (roomKey). Its sort key starts with
  * that amount, so "the providers where n of class C may fit" is a key
  * condition (sk >= n) on the class's partitions: every provider with room
  * for n, and those within 1/16 below it, which their own items rule out; a
@@ -29,7 +30,7 @@ export const CAPACITY_SHARDS = 8;
 export const CapacityEntryAttribute = { minUnit: 'minUnit', stepSize: 'stepSize' } as const;
 const A = CapacityEntryAttribute;
 
-/** Digits of the amount in the sort key: max_unit, and so the most one allocation takes, is at most 2^31 - 1 (its key 2^31). */
+/** Digits of the amount in the sort key: max_unit, and so the most one allocation takes and its key, is at most 2^31 - 1. */
 const AMOUNT_DIGITS = 10;
 
 /** Amounts up to this are keyed as they are. */
@@ -39,16 +40,19 @@ const KEY_PRECISION_BITS = 4;
 
 /**
  * The amount an entry keys `most` by: `most` rounded up to 1/16 of its
- * power of two (exact up to 16). Never below `most`, so "key >= n" misses
- * no provider with room for n. A claim takes a few percent of a host at
- * most, so most claims leave the key as it is and write no entry: an entry
- * keyed by the exact amount moved with every claim, two more writes of its
- * transaction each time.
+ * power of two (exact up to 16), but never above `ceiling`, the most one
+ * allocation could take on the provider were it empty. Never below `most`,
+ * so "key >= n" misses no provider with room for n. A claim takes a few
+ * percent of a host at most, so most claims leave the key as it is and
+ * write no entry: an entry keyed by the exact amount moved with every
+ * claim, two more writes of its transaction each time. The ceiling keeps
+ * an empty or nearly empty provider's key at its whole size: a request for
+ * more than any provider of a class could ever give reads none of them.
  */
-export function roomKey(most: number): number {
+export function roomKey(most: number, ceiling: number): number {
   if (most <= KEYED_EXACTLY_UP_TO) return most;
   const step = 2 ** (Math.floor(Math.log2(most)) - KEY_PRECISION_BITS);
-  return Math.ceil(most / step) * step;
+  return Math.min(Math.ceil(most / step) * step, ceiling);
 }
 
 export interface CapacityEntry {

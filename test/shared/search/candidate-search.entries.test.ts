@@ -4,8 +4,8 @@
  * index query answers items changed lately as they were, or not at all):
  * a provider whose room a moment ago came back is found at once, from its
  * entry, which its own commit wrote; an entry that says more than its
- * provider has proposes nothing; a class no provider has room for reads no
- * provider at all.
+ * provider has proposes nothing; a class no provider has room for, or
+ * more than any could take even empty, reads no provider at all.
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -83,5 +83,24 @@ describe('the candidate search from the entries, the tree index lagging', () => 
     const result = await search('resources=VCPU:1000');
     expect(result.candidates).toEqual([]);
     expect(result.itemsRead).toBe(0);
+  });
+
+  it('reads no provider for more than any provider of the class could take even empty (the rounding stops at its size)', async () => {
+    // 389,120 MB to hand out (384 GiB, 4 GiB reserved): rounded up to 1/16, its room would be keyed 393,216.
+    const memoryHosts: string[] = [];
+    for (let n = 0; n < 3; n++) {
+      const uuid = randomUUID();
+      expect((await api.post('/resource_providers', { uuid, name: `memory-${uuid}` })).status).toBe(200);
+      const inventories = { MEMORY_MB: { total: 384 * 1024, reserved: 4096 } };
+      expect((await api.put(`/resource_providers/${uuid}/inventories`, { resource_provider_generation: 0, inventories })).status).toBe(200);
+      memoryHosts.push(uuid);
+    }
+    const used = { allocations: { [memoryHosts[0]!]: { resources: { MEMORY_MB: 4096 } } }, project_id: 'p', user_id: 'u', consumer_generation: null };
+    expect((await api.put(`/allocations/${randomUUID()}`, { ...used, consumer_type: 'INSTANCE' })).status).toBe(204);
+    const tooMuch = await search('resources=MEMORY_MB:389121');
+    expect(tooMuch.candidates).toEqual([]);
+    expect(tooMuch.itemsRead).toBe(0);
+    const whole = await search('resources=MEMORY_MB:389120');
+    expect(whole.candidates.map((candidate) => candidate.anchor).sort()).toEqual(memoryHosts.slice(1).sort());
   });
 });

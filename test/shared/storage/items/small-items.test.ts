@@ -72,7 +72,7 @@ describe('the small item models', () => {
     const item = encodeCapacityEntry(entry);
     expect(item).toEqual({ pk: `CAPACITY#VCPU#${capacityShardOf(uuid)}`, sk: `0000000016#${uuid}`, type: CAPACITY_ENTRY_TYPE });
     expect(decodeCapacityEntry(item, 'VCPU')).toEqual(entry);
-    const stepped = { ...entry, resourceClass: 'CUSTOM_GPU', room: roomKey(2147483647), minUnit: 2, stepSize: 2 };
+    const stepped = { ...entry, resourceClass: 'CUSTOM_GPU', room: roomKey(2147483647, 2147483647), minUnit: 2, stepSize: 2 };
     expect(decodeCapacityEntry(encodeCapacityEntry(stepped), 'CUSTOM_GPU')).toEqual(stepped);
     // Sort keys order as the amounts do: 16 is at and after "16" and "9", before "17".
     const sk = capacityEntryKey(entry).sk;
@@ -83,13 +83,22 @@ describe('the small item models', () => {
   });
 
   it('keys room exactly up to 16, then rounded up to 1/16 of its power of two: never below it, within 1/16 above', () => {
-    expect([0, 1, 15, 16, 17, 18, 31, 32, 33, 1000, 61440].map(roomKey)).toEqual([0, 1, 15, 16, 17, 18, 31, 32, 34, 1024, 61440]);
-    expect(roomKey(2147483647)).toBe(2 ** 31);
+    const unbounded = 2 ** 31;
+    expect([0, 1, 15, 16, 17, 18, 31, 32, 33, 1000, 61440].map((most) => roomKey(most, unbounded))).toEqual([0, 1, 15, 16, 17, 18, 31, 32, 34, 1024, 61440]);
+    expect(roomKey(2147483647, unbounded)).toBe(2 ** 31);
     for (let most = 0; most < 100_000; most += 37) {
-      const key = roomKey(most);
+      const key = roomKey(most, unbounded);
       expect(key).toBeGreaterThanOrEqual(most);
       expect(key - most).toBeLessThanOrEqual(most / 16);
     }
+  });
+
+  it("keys room no higher than the provider's whole size: an empty host of 389,120 MB is keyed 389,120, not 393,216", () => {
+    expect(roomKey(389_120, 389_120)).toBe(389_120);
+    expect(roomKey(385_024, 389_120)).toBe(389_120);
+    expect(roomKey(376_832, 389_120)).toBe(376_832);
+    expect(roomKey(380_000, 2147483647)).toBe(393_216);
+    for (let most = 0; most <= 50_000; most += 37) expect(roomKey(most, 50_000)).toBeGreaterThanOrEqual(most);
   });
 
   it('round-trip a provider name', () => {
