@@ -3,7 +3,8 @@
  * by hand, the one way the service calls AWS without an SDK client: POST /
  * naming the operation in X-Amz-Target, signed with SigV4
  * (@smithy/signature-v4), over Node's http(s) with a keep-alive agent,
- * within time limits, retried as the SDK's "standard" mode retries.
+ * within time limits, retried as the SDK's "standard" mode retries, signed
+ * at the service's time as the SDK corrects a clock that is off.
  *
  * Every DynamoDB request goes through it (shared/storage/dynamodb.ts), so
  * that no function carries the SDK's DynamoDB client (a third of a bundle)
@@ -18,7 +19,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Sha256 } from '@smithy/core/checksum';
-import { isServerError, isThrottlingError, isTransientError } from '@smithy/core/retry';
+import { isClockSkewCorrectedError, isServerError, isThrottlingError, isTransientError } from '@smithy/core/retry';
 import { SignatureV4 } from '@smithy/signature-v4';
 
 type SignerInit = ConstructorParameters<typeof SignatureV4>[0];
@@ -26,7 +27,11 @@ type SdkError = Parameters<typeof isThrottlingError>[0];
 
 /** The SDK's own classification of the errors it retries: throttling, timeouts, reset connections, 5xx. */
 export const isRetryable = (error: unknown): boolean =>
-  error instanceof Error && (isThrottlingError(error as SdkError) || isTransientError(error as SdkError) || isServerError(error as SdkError));
+  error instanceof Error &&
+  (isClockSkewCorrectedError(error as SdkError) ||
+    isThrottlingError(error as SdkError) ||
+    isTransientError(error as SdkError) ||
+    isServerError(error as SdkError));
 
 /** Where a service answers and as whom to sign: what an SDK client's configuration resolves to. */
 export interface ServiceLocation {
@@ -86,11 +91,22 @@ const TIMEOUT_RETRY_COST = 10;
 const BASE_DELAY_MS = 100;
 const THROTTLED_BASE_DELAY_MS = 500;
 const MAX_DELAY_MS = 20_000;
+/**
+ * The SDK's clock skew correction: every answer's Date header sets the offset
+ * its requests are signed with (unless a cache answered, Age, or the answer
+ * took so long that its Date says nothing of now), and a failed answer that
+ * moved it by this much or more is retried (a signature refused as expired
+ * or not yet current, signed again at the service's time).
+ */
+const SKEW_CORRECTED_MS = 240_000;
+const ANSWER_TOO_LATE_FOR_CLOCK_MS = 900_000;
 
 /** One service's endpoint, with its connections and its retry quota, as an SDK client has them. */
 export class JsonService {
   private connection: Promise<Connection> | undefined;
   private quotaTokens = QUOTA_TOKENS;
+  /** The service's clock less ours, from its last answer's Date; requests are signed at our time plus this. */
+  private clockOffsetMs = 0;
 
   constructor(private readonly settings: JsonServiceSettings) {}
 
@@ -136,24 +152,34 @@ export class JsonService {
 
   private async attempt(target: Connection, operation: string, body: string, signal: AbortSignal | undefined): Promise<string> {
     const { url } = target;
-    const signed = await target.signer.sign({
-      method: 'POST',
-      protocol: url.protocol,
-      hostname: url.hostname,
-      port: url.port === '' ? undefined : Number(url.port),
-      path: '/',
-      query: {},
-      headers: {
-        host: url.host,
-        'content-type': `application/x-amz-json-${this.settings.jsonVersion}`,
-        'x-amz-target': `${this.settings.targetPrefix}.${operation}`,
-        'content-length': String(Buffer.byteLength(body)),
+    const offsetBefore = this.clockOffsetMs;
+    const sentAt = Date.now();
+    const signed = await target.signer.sign(
+      {
+        method: 'POST',
+        protocol: url.protocol,
+        hostname: url.hostname,
+        port: url.port === '' ? undefined : Number(url.port),
+        path: '/',
+        query: {},
+        headers: {
+          host: url.host,
+          'content-type': `application/x-amz-json-${this.settings.jsonVersion}`,
+          'x-amz-target': `${this.settings.targetPrefix}.${operation}`,
+          'content-length': String(Buffer.byteLength(body)),
+        },
+        body,
       },
-      body,
-    });
-    const { status, text } = await exchange(target, signed.headers, body, this.settings.attemptTimeoutMs(), signal);
+      { signingDate: new Date(sentAt + offsetBefore) },
+    );
+    const { status, text, date, age } = await exchange(target, signed.headers, body, this.settings.attemptTimeoutMs(), signal);
+    const serverTime = date === undefined ? NaN : Date.parse(date);
+    const receivedAt = Date.now();
+    if (age === undefined && !Number.isNaN(serverTime) && receivedAt - sentAt <= ANSWER_TOO_LATE_FOR_CLOCK_MS) this.clockOffsetMs = serverTime - receivedAt;
     if (status >= 200 && status < 300) return text;
-    throw serviceError(status, text, this.settings.parseJson ?? JSON.parse);
+    const error = serviceError(status, text, this.settings.parseJson ?? JSON.parse);
+    if (Math.abs(this.clockOffsetMs) >= SKEW_CORRECTED_MS && this.clockOffsetMs !== offsetBefore) error.$metadata.clockSkewCorrected = true;
+    throw error;
   }
 }
 
@@ -164,7 +190,7 @@ function exchange(
   body: string,
   limitMs: number,
   signal: AbortSignal | undefined,
-): Promise<{ status: number; text: string }> {
+): Promise<{ status: number; text: string; date?: string; age?: string }> {
   return new Promise((resolve, reject) => {
     const request = target.request({
       agent: target.agent,
@@ -195,7 +221,8 @@ function exchange(
       response.on('error', fail);
       response.on('end', () => {
         clearTimeout(answerTimer);
-        resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') });
+        const { date, age } = response.headers;
+        resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), date, age });
       });
     });
     request.on('error', fail);
@@ -208,7 +235,11 @@ function exchange(
  * '#'), with the status its retry classification reads and, as the SDK's
  * error objects have them, the other members of its body.
  */
-function serviceError(status: number, text: string, parseJson: (text: string) => unknown): Error {
+function serviceError(
+  status: number,
+  text: string,
+  parseJson: (text: string) => unknown,
+): Error & { $metadata: { httpStatusCode: number; clockSkewCorrected?: boolean } } {
   let answer: { __type?: unknown; message?: unknown; Message?: unknown } = {};
   try {
     const parsed = parseJson(text);

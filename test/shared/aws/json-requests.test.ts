@@ -123,6 +123,53 @@ describe('a request sent by hand to an AWS JSON service', () => {
     expect(received).toHaveLength(1);
   });
 
+  /** x-amz-date's form: 20261207T193000Z. */
+  const amzDate = (ms: number) => new Date(ms).toISOString().replace(/[-:]|\.\d{3}/g, '');
+  const signedAt = (request: ReceivedRequest) =>
+    Date.parse(header(request, 'x-amz-date')!.replace(/^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/, '$1-$2-$3T$4:$5:$6Z'));
+  /**
+   * DynamoDB's answer from a clock `offsetMs` from ours: a signature more than 15 minutes from its time is refused
+   * (400, its messages), any other request answered `{}`; its Date header on both.
+   */
+  const serviceClock = (offsetMs: number) => (response: ServerResponse) => {
+    const now = Date.now() + offsetMs;
+    const signed = signedAt(received.at(-1)!);
+    const window = 15 * 60_000;
+    const refused = (message: string) =>
+      response
+        .writeHead(400, { 'content-type': 'application/x-amz-json-1.0', date: new Date(now).toUTCString() })
+        .end(JSON.stringify({ __type: 'com.amazon.coral.service#InvalidSignatureException', message }));
+    if (signed < now - window) refused(`Signature expired: ${amzDate(signed)} is now earlier than ${amzDate(now - window)} (${amzDate(now)} - 15 min.)`);
+    else if (signed > now + window)
+      refused(`Signature not yet current: ${amzDate(signed)} is still later than ${amzDate(now + window)} (${amzDate(now)} + 15 min.)`);
+    else response.writeHead(200, { 'content-type': 'application/x-amz-json-1.0', date: new Date(now).toUTCString() }).end('{}');
+  };
+
+  it("signs at the service's time once an answer's Date says the clock is off: one refused request, then none", async () => {
+    for (const offsetMs of [20 * 60_000, -20 * 60_000]) {
+      received.length = 0;
+      answers = [serviceClock(offsetMs)];
+      const service = secretsManager();
+      expect(await service.send('GetSecretValue', '{}')).toBe('{}');
+      expect(await service.send('GetSecretValue', '{}')).toBe('{}');
+      // The first signed at our time, refused; the two after it at the service's, within the Date header's second.
+      expect(received).toHaveLength(3);
+      for (const request of received.slice(1)) expect(Math.abs(signedAt(request) - (Date.now() + offsetMs))).toBeLessThan(5_000);
+      const authorization = parseAuthorization(header(received[2]!, 'authorization')!);
+      expect(signatureOf(received[2]!, authorization, SECRET)).toBe(authorization.signature);
+    }
+  });
+
+  it("takes the service's time from an answer that succeeds too, before its clock is off by enough to be refused", async () => {
+    answers = [serviceClock(10 * 60_000)];
+    const service = secretsManager();
+    await service.send('GetSecretValue', '{}');
+    await service.send('GetSecretValue', '{}');
+    expect(received).toHaveLength(2);
+    expect(Math.abs(signedAt(received[0]!) - Date.now())).toBeLessThan(5_000);
+    expect(Math.abs(signedAt(received[1]!) - (Date.now() + 10 * 60_000))).toBeLessThan(5_000);
+  });
+
   it('gives up when its signal ends, retries and waits included, with the reason the signal gives', async () => {
     answers = [never];
     const started = performance.now();
