@@ -21,6 +21,8 @@
  * - transactionConflict (TransactWriteItems): cancelled, not forwarded, with
  *   the TransactionConflict reason real DynamoDB gives when another
  *   transaction holds one of its items (DynamoDB Local never does);
+ * - reasonlessCancellation (TransactWriteItems): cancelled, not forwarded,
+ *   with no CancellationReasons in the answer;
  * - unprocessed (BatchGetItem): half the keys are left out of the request and
  *   handed back as UnprocessedKeys, as DynamoDB does under load;
  * - staleIndex (Query on an index): answered as a lagging global secondary
@@ -34,7 +36,18 @@ import { buffer } from 'node:stream/consumers';
 import type { Socket } from 'node:net';
 import { seededRandom } from './seeded-random.js';
 
-export const FAULT_KINDS = ['throttle', 'serverError', 'reset', 'slow', 'lostCommit', 'lostWrite', 'transactionConflict', 'unprocessed', 'staleIndex'] as const;
+export const FAULT_KINDS = [
+  'throttle',
+  'serverError',
+  'reset',
+  'slow',
+  'lostCommit',
+  'lostWrite',
+  'transactionConflict',
+  'reasonlessCancellation',
+  'unprocessed',
+  'staleIndex',
+] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 export type FaultRates = Partial<Record<FaultKind, number>>;
 
@@ -167,7 +180,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
 
   function applicable(operation: string, request: Record<string, unknown>): FaultKind[] {
     const kinds: FaultKind[] = ['throttle', 'serverError', 'reset', 'slow'];
-    if (operation === 'TransactWriteItems') kinds.push('lostCommit', 'transactionConflict');
+    if (operation === 'TransactWriteItems') kinds.push('lostCommit', 'transactionConflict', 'reasonlessCancellation');
     if (['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'].includes(operation)) kinds.push('lostWrite');
     if (operation === 'BatchGetItem') kinds.push('unprocessed');
     if (operation === 'Query' && typeof request.IndexName === 'string') kinds.push('staleIndex');
@@ -261,6 +274,11 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
         count('transactionConflict');
         const items = Array.isArray(request.TransactItems) ? request.TransactItems.length : 1;
         return send(response, error(400, transactionCancelled(items, CONFLICT)));
+      }
+      case 'reasonlessCancellation': {
+        count('reasonlessCancellation');
+        const { CancellationReasons: _reasons, ...cancelled } = transactionCancelled(1, CONFLICT);
+        return send(response, error(400, cancelled));
       }
       case 'unprocessed':
         return send(response, await partialBatch(incoming, request, body, count));

@@ -89,8 +89,8 @@ const RETRY_COST = 5;
 const TIMEOUT_RETRY_COST = 10;
 /** The SDK's standard backoff: full jitter under a ceiling doubling from 100 ms (500 ms when throttled) up to 20 s. */
 const BASE_DELAY_MS = 100;
-const THROTTLED_BASE_DELAY_MS = 500;
-const MAX_DELAY_MS = 20_000;
+export const THROTTLED_BASE_DELAY_MS = 500;
+export const MAX_DELAY_MS = 20_000;
 /**
  * The SDK's clock skew correction: every answer's Date header sets the offset
  * its requests are signed with (unless a cache answered, Age, or the answer

@@ -52,6 +52,7 @@ import { recordRequest } from './consumed-capacity.js';
 import { DependencyUnavailable } from './errors.js';
 import { ItemTooLarge } from './items/fields.js';
 import { checkStorageFormat, type FormatRecordRequests } from './storage-format.js';
+import { timeLeftMs } from './deadline.js';
 
 export const tableName = (): string => config.tableName;
 
@@ -62,8 +63,9 @@ export function asStorageFailure(error: unknown): unknown {
   // A write past DynamoDB's item size that the models' own bound did not foresee (a children set growing by ADD): a 400, not a 500.
   if (error instanceof Error && error.name === 'ValidationException' && /item size/i.test(error.message))
     return new ItemTooLarge('A record this change writes');
-  // What the SDK would retry (its own classification) and gave up on is the dependency's failure.
-  if (!isRetryable(error)) return error;
+  // What the SDK would retry (its own classification) and gave up on is the dependency's failure (said once: a failed
+  // storage format check inside a request is one already).
+  if (error instanceof DependencyUnavailable || !isRetryable(error)) return error;
   return new DependencyUnavailable(`DynamoDB failed: ${(error as Error).name}: ${(error as Error).message}`, { cause: error });
 }
 
@@ -260,7 +262,10 @@ async function send(operation: Operation, input: object, checked: Checked): Prom
   const sent = performance.now();
   try {
     if (checked === 'checked') await checkStorageFormat(formatRecordRequests);
-    return fromJson(await dynamoDb.send(operation, toJson(input))) as Fields;
+    // Attempts and waits end at the invocation's deadline, a 503 said before Lambda would end the invocation.
+    const left = timeLeftMs();
+    const signal = left === Infinity ? undefined : AbortSignal.timeout(Math.max(1, left));
+    return fromJson(await dynamoDb.send(operation, toJson(input), signal)) as Fields;
   } catch (error) {
     throw asStorageFailure(error);
   } finally {

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { isTransactionCanceled, transactWriteItems } from '../dynamodb.js';
 import { recordConsumedCapacity, RETURN_CONSUMED_CAPACITY } from '../consumed-capacity.js';
 import { ConcurrentUpdate, DependencyUnavailable } from '../errors.js';
-import { pauseBeforeRetry, retryPolicy } from '../retry.js';
+import { pauseBeforeRetry, retryPolicy, throttlingPolicy } from '../retry.js';
 import type { WriteAction } from './write.js';
 
 /** DynamoDB's most actions in one TransactWriteItems. */
@@ -44,13 +44,17 @@ const isUndecided = (code = 'None'): boolean => code === 'None' || code === 'Tra
  * attempt still running). The conflict may be with this transaction's own
  * first attempt; a re-plan would read what that attempt wrote and take it
  * for another writer's (a claim that landed answered with a consumer
- * generation conflict). Once the retries ran out, throttling is a
- * DependencyUnavailable (503) and a conflict a ConcurrentUpdate.
+ * generation conflict). Throttling waits as the SDK waits it out, a
+ * conflict briefly (retry.ts); once their retries ran out, throttling is a
+ * DependencyUnavailable (503) and a conflict a ConcurrentUpdate. A
+ * cancellation that gives no reasons says nothing that a resend would
+ * change: a DependencyUnavailable at once.
  */
 export async function sendTransaction(actions: WriteAction[]): Promise<void> {
   const input = { TransactItems: actions, ClientRequestToken: randomUUID(), ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY };
-  const policy = retryPolicy();
-  for (let retry = 0; ; retry++) {
+  const conflicts = { policy: retryPolicy(), retries: 0 };
+  const throttling = { policy: throttlingPolicy(), retries: 0 };
+  for (;;) {
     let throttled = false;
     try {
       recordConsumedCapacity((await transactWriteItems(input)).ConsumedCapacity, 'write');
@@ -58,14 +62,16 @@ export async function sendTransaction(actions: WriteAction[]): Promise<void> {
     } catch (error) {
       if (isTransactionCanceled(error)) {
         const codes = (error.CancellationReasons ?? []).map((reason) => reason.Code);
+        if (codes.length === 0) throw new DependencyUnavailable(`DynamoDB cancelled the transaction without its reasons: ${error.message}`);
         if (!codes.every(isUndecided)) throw error;
         throttled = codes.some((code) => THROTTLED_REASONS.has(code ?? ''));
       } else if (!(error instanceof Error && error.name === 'TransactionInProgressException')) throw error;
     }
-    if (retry >= policy.retries) {
+    const wait = throttled ? throttling : conflicts;
+    if (wait.retries >= wait.policy.retries) {
       if (throttled) throw new DependencyUnavailable('DynamoDB throttled the transaction after every retry.');
       throw new ConcurrentUpdate();
     }
-    await pauseBeforeRetry(policy, retry);
+    await pauseBeforeRetry(wait.policy, wait.retries++);
   }
 }

@@ -3,7 +3,9 @@
  * `npm run faults`, and DynamoDB failing for good.
  */
 import { randomUUID } from 'node:crypto';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
+import { handler as providersHandler } from '../../../functions/resource-providers.js';
 import type { FaultRates } from '../../../scripts/lib/dynamodb-fault-proxy.js';
 import { formatReport, runFaults } from '../../../scripts/lib/fault-run.js';
 import { PlacementClient } from '../../../admin/placement-client.js';
@@ -14,7 +16,8 @@ const DYNAMODB_TIMEOUT_MS = 2000;
 
 const { service, proxy: faults } = useServiceBehindFaultProxy(
   { slowMs: DYNAMODB_TIMEOUT_MS, seed: 12 },
-  { PLACEMENT_DYNAMODB_TIMEOUT_MS: String(DYNAMODB_TIMEOUT_MS) },
+  // No sweeps but the first: what the proxy counts is the tests' own requests.
+  { PLACEMENT_DYNAMODB_TIMEOUT_MS: String(DYNAMODB_TIMEOUT_MS), PLACEMENT_LOCAL_SWEEP_SECONDS: '0' },
 );
 
 describe('claims while DynamoDB fails now and then', () => {
@@ -74,19 +77,78 @@ describe('DynamoDB failing for good', () => {
     120_000,
   );
 
-  it('answers 503 when every transaction is throttled, after the retry policy ran out', async () => {
-    const provider = randomUUID();
-    expect((await api().post('/resource_providers', { name: `throttled-${provider}`, uuid: provider })).status).toBe(200);
-    faults().setRates({ throttle: 1 }, ['TransactWriteItems']);
+  /** Sends `change` with every transaction answered by `fault`: how many it sent, and how long it took. */
+  async function everyTransaction(fault: FaultRates, change: () => Promise<unknown>): Promise<{ transactions: number; ms: number }> {
+    faults().setRates(fault, ['TransactWriteItems']);
+    const before = faults().requests().TransactWriteItems ?? 0;
+    const started = performance.now();
     try {
-      await expectUnavailable(() =>
-        api().put(`/resource_providers/${provider}/traits`, { traits: ['HW_CPU_X86_AVX2'], resource_provider_generation: 0 }, { version: '1.6' }),
-      );
+      await change();
     } finally {
       faults().setRates({});
     }
+    return { transactions: (faults().requests().TransactWriteItems ?? 0) - before, ms: performance.now() - started };
+  }
+
+  it('answers 503 when every transaction is throttled, having waited as the SDK waits out throttling, as often as it tries a request', async () => {
+    const provider = randomUUID();
+    expect((await api().post('/resource_providers', { name: `throttled-${provider}`, uuid: provider })).status).toBe(200);
+    const sent = await everyTransaction({ throttle: 1 }, () =>
+      expectUnavailable(() =>
+        api().put(`/resource_providers/${provider}/traits`, { traits: ['HW_CPU_X86_AVX2'], resource_provider_generation: 0 }, { version: '1.6' }),
+      ),
+    );
+    console.log(`every transaction throttled: ${sent.transactions} sent in ${sent.ms.toFixed(0)} ms`);
+    // config.dynamoDbMaxAttempts (4): the conflict policy's waits (10 to 200 ms) sent 11.
+    expect(sent.transactions).toBe(4);
     expect((await api().get(`/resource_providers/${provider}/traits`, { version: '1.6' })).body.traits).toEqual([]);
   }, 120_000);
+
+  it('answers 503 at once to a transaction cancelled without reasons (it was resent ten times, then a 409)', async () => {
+    const provider = randomUUID();
+    expect((await api().post('/resource_providers', { name: `unexplained-${provider}`, uuid: provider })).status).toBe(200);
+    const sent = await everyTransaction({ reasonlessCancellation: 1 }, () =>
+      expectUnavailable(() =>
+        api().put(`/resource_providers/${provider}/traits`, { traits: ['HW_CPU_X86_AVX2'], resource_provider_generation: 0 }, { version: '1.6' }),
+      ),
+    );
+    expect(sent.transactions).toBe(1);
+    expect((await api().get(`/resource_providers/${provider}/traits`, { version: '1.6' })).body.traits).toEqual([]);
+  });
+
+  it("answers 503 before the invocation's deadline, and sends DynamoDB nothing after it: the request and its retries end with it", async () => {
+    const provider = randomUUID();
+    expect((await api().post('/resource_providers', { name: `late-${provider}`, uuid: provider })).status).toBe(200);
+    const event = {
+      version: '2.0',
+      routeKey: '$default',
+      rawPath: `/resource_providers/${provider}`,
+      rawQueryString: '',
+      headers: { 'x-auth-token': 'admin', 'openstack-api-version': 'placement 1.39' },
+      isBase64Encoded: false,
+      requestContext: { http: { method: 'GET', path: `/resource_providers/${provider}`, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'test' } },
+    } as unknown as APIGatewayProxyEventV2;
+    const context = { awsRequestId: 'late', getRemainingTimeInMillis: () => 1_500 } as unknown as Context;
+    // The reads this request sends: the storage format record, the provider.
+    const reads = () => faults().requests().GetItem ?? 0;
+    // Every answer 1 to 3 s late, past each attempt's 2 s: without the deadline, attempts went on after the 503.
+    faults().setRates({ slow: 1 });
+    try {
+      const started = performance.now();
+      const response = await providersHandler(event, context);
+      const answeredMs = performance.now() - started;
+      const readByTheAnswer = reads();
+      await new Promise((resolve) => setTimeout(resolve, 4_000));
+      console.log(
+        `deadline 1500 ms: answered ${(response as { statusCode: number }).statusCode} in ${answeredMs.toFixed(0)} ms; reads after it: ${reads() - readByTheAnswer}`,
+      );
+      expect(response).toMatchObject({ statusCode: 503 });
+      expect(answeredMs).toBeLessThan(1_500);
+      expect(reads()).toBe(readByTheAnswer);
+    } finally {
+      faults().setRates({});
+    }
+  }, 60_000);
 });
 
 describe('a claim whose commit landed but whose answer was lost', () => {

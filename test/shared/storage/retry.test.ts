@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, type RetryPolicy } from '../../../shared/storage/retry.js';
+import { withDeadline } from '../../../shared/storage/deadline.js';
+import { DependencyUnavailable } from '../../../shared/storage/errors.js';
+import { backoffDelay, pauseBeforeRetry, throttlingPolicy, type RetryPolicy } from '../../../shared/storage/retry.js';
 
 const policy: RetryPolicy = { retries: 10, baseDelayMs: 10, maxDelayMs: 200 };
 
@@ -16,5 +18,16 @@ describe('the retry policy', () => {
 
   it('may not wait at all (full jitter), so contenders spread over the whole window', () => {
     expect(backoffDelay(policy, 5, () => 0)).toBe(0);
+  });
+
+  it("waits out DynamoDB's throttling as the SDK does: from 500 ms up to 20 s, as many times as it tries a request", () => {
+    expect(throttlingPolicy()).toEqual({ retries: 3, baseDelayMs: 500, maxDelayMs: 20_000 });
+  });
+
+  it("does not wait past the invocation's deadline: the 503 is said while there is time", async () => {
+    const started = performance.now();
+    await expect(withDeadline(Date.now() - 1, () => pauseBeforeRetry(policy, 0))).rejects.toBeInstanceOf(DependencyUnavailable);
+    await expect(pauseBeforeRetry(policy, 0)).resolves.toBeUndefined();
+    expect(performance.now() - started).toBeLessThan(1_000);
   });
 });
