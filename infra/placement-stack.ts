@@ -6,7 +6,7 @@
  * Placement.
  */
 import { createHash } from 'node:crypto';
-import { Annotations, CfnOutput, CustomResource, Stack, Tags, Validations, type StackProps } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, CustomResource, Duration, Stack, Tags, Validations, type StackProps } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -142,7 +142,7 @@ export class PlacementStack extends Stack {
         dashboard: observability.dashboard,
         ...logging,
       });
-      observability.watchBackgroundFunction('capacity-metrics', capacity.function);
+      observability.watchBackgroundFunction('capacity-metrics', capacity.function, Duration.minutes(settings.capacityMetrics.everyMinutes));
     }
 
     new CfnOutput(this, 'ApiUrl', { value: door.endpoint, description: 'Placement endpoint: [placement] endpoint_override in nova.conf' });

@@ -201,11 +201,16 @@ export class Observability extends Construct {
     });
   }
 
-  /** A function outside the front door (scheduled, fed by the stream, run at deploy): its errors, in two of three periods. */
-  watchBackgroundFunction(label: string, fn: IFunction): void {
+  /**
+   * A function outside the front door (scheduled, fed by the stream, run at deploy): its errors, in two of three
+   * periods, each the function's own interval when it runs less often than every 5 minutes (a function run every 15
+   * minutes has errors in one 5-minute period of three).
+   */
+  watchBackgroundFunction(label: string, fn: IFunction, every: Duration = PERIOD): void {
+    const period = Duration.seconds(Math.max(PERIOD.toSeconds(), every.toSeconds()));
     this.alarm(`Errors-${label}`, 'a-background-function-failing', {
-      alarmDescription: `The ${label} function failed in two of the last three 5-minute periods.`,
-      metric: fn.metricErrors({ period: PERIOD, statistic: 'Sum' }),
+      alarmDescription: `The ${label} function failed in two of the last three ${period.toMinutes()}-minute periods.`,
+      metric: fn.metricErrors({ period, statistic: 'Sum' }),
       threshold: 0,
       evaluationPeriods: 3,
       datapointsToAlarm: 2,
@@ -221,23 +226,60 @@ export class Observability extends Construct {
       metric: fn.metric('IteratorAge', { period: PERIOD, statistic: 'Maximum' }),
       threshold: minutes * 60_000,
       evaluationPeriods: 1,
+      // The sweeper's heartbeat is a stream record every minute: no iterator age means the mapping does not run.
+      treatMissingData: TreatMissingData.BREACHING,
     });
+  }
+
+  /**
+   * The sum of DynamoDB metrics of the table, each missing datapoint taken as 0: DynamoDB publishes a throttle or a
+   * system error only for what had one in the period, and in metric math a sum with a missing term has no value.
+   */
+  private tableSum(label: string, metricName: string, dimensions: Record<string, string>[]): MathExpression {
+    const usingMetrics = Object.fromEntries(
+      dimensions.map((dimensionsMap, index) => [
+        `m${index}`,
+        new Metric({
+          namespace: 'AWS/DynamoDB',
+          metricName,
+          dimensionsMap: { TableName: this.props.table.tableName, ...dimensionsMap },
+          period: PERIOD,
+          statistic: 'Sum',
+        }),
+      ]),
+    );
+    const expression = Object.keys(usingMetrics)
+      .map((id) => `FILL(${id}, 0)`)
+      .join(' + ');
+    return new MathExpression({ label, expression, usingMetrics, period: PERIOD });
   }
 
   /** DynamoDB's throttles and system errors, and a provisioned table's (and index's) consumed capacity near what it has. */
   private watchTable(): void {
     const { table, thresholds, tableCapacity } = this.props;
-    const window = { period: PERIOD, statistic: 'Sum' };
+    const operations = TABLE_OPERATIONS.map((operation) => ({ Operation: operation }));
     this.alarm('TableThrottles', 'dynamodb-throttling', {
       alarmDescription: `DynamoDB throttled more than ${thresholds.tableThrottledRequests} requests in 5 minutes, in two of the last three periods.`,
-      metric: table.metricThrottledRequestsForOperations({ operations: TABLE_OPERATIONS, ...window }),
+      metric: this.tableSum('throttled requests', 'ThrottledRequests', operations),
       threshold: thresholds.tableThrottledRequests,
       evaluationPeriods: 3,
       datapointsToAlarm: 2,
     });
+    // A batch is a throttled request only when every item of it was throttled; throttle events count each one, the
+    // table's and each index's (an index throttled on writes throttles the table's writes).
+    const indexes = [{}, ...SECONDARY_INDEXES.map((index) => ({ GlobalSecondaryIndexName: index.name }))];
+    for (const kind of ['Read', 'Write'] as const) {
+      this.alarm(`Table${kind}ThrottleEvents`, 'dynamodb-throttling', {
+        alarmDescription: `DynamoDB throttled more than ${thresholds.tableThrottledRequests} ${kind.toLowerCase()}s (batch items included) of the table or an index in 5 minutes, in two of the last three periods.`,
+        metric: this.tableSum(`${kind.toLowerCase()} throttle events`, `${kind}ThrottleEvents`, indexes),
+        threshold: thresholds.tableThrottledRequests,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
+      });
+    }
     this.alarm('TableSystemErrors', 'dynamodb-system-errors', {
       alarmDescription: `DynamoDB answered more than ${thresholds.tableSystemErrors} requests with a system error (5xx) in 5 minutes, in two of the last three periods.`,
-      metric: table.metricSystemErrorsForOperations({ operations: TABLE_OPERATIONS, ...window }),
+      metric: this.tableSum('system errors', 'SystemErrors', operations),
       threshold: thresholds.tableSystemErrors,
       evaluationPeriods: 3,
       datapointsToAlarm: 2,
