@@ -25,7 +25,7 @@ import { SignatureV4 } from '@smithy/signature-v4';
 type SignerInit = ConstructorParameters<typeof SignatureV4>[0];
 type SdkError = Parameters<typeof isThrottlingError>[0];
 
-/** The SDK's own classification of the errors it retries: throttling, timeouts, reset connections, 5xx. */
+/** The SDK's own classification of the errors it retries: throttling, timeouts, reset connections, 5xx, a signature refused before the clock was corrected. */
 export const isRetryable = (error: unknown): boolean =>
   error instanceof Error &&
   (isClockSkewCorrectedError(error as SdkError) ||
