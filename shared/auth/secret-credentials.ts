@@ -8,16 +8,17 @@
  * not a Secrets Manager SDK client's, whose own copy of the SDK's command
  * machinery the functions that read the secret would carry. It goes where and
  * as whom that client would: AWS_ENDPOINT_URL_SECRETS_MANAGER or
- * AWS_ENDPOINT_URL, else the region's endpoint; the region, credentials and
+ * AWS_ENDPOINT_URL, else the region's endpoint (FIPS, dual-stack:
+ * ../aws/endpoints.ts); the region, credentials and
  * attempts the SDK finds in the environment (in the bundles, the credentials
  * are Lambda's variables: infra/lambda-credentials.ts).
  */
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { partition } from '@aws-sdk/core/client';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { Sha256 } from '@smithy/core/checksum';
 import { loadConfig, NODE_REGION_CONFIG_FILE_OPTIONS, NODE_REGION_CONFIG_OPTIONS } from '@smithy/core/config';
 import { NODE_MAX_ATTEMPT_CONFIG_OPTIONS } from '@smithy/core/retry';
+import { endpointVariants, secretsManagerEndpoint } from '../aws/endpoints.js';
 import { JsonService, locationOf, type SdkClientConfig } from '../aws/json-requests.js';
 import type { CredentialsSource, ServiceCredentials } from './keystone.js';
 
@@ -29,10 +30,10 @@ export class KeystoneSecretError extends Error {
 /** Bounds one read, retries included, so a login still fails well within the authorizer's time limit. */
 const READ_TIMEOUT_MS = 3_000;
 
-/** Secrets Manager's endpoint for a client not given one, as the SDK picks it. */
-function endpointOf(region: string): URL {
-  const configured = process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER || process.env.AWS_ENDPOINT_URL;
-  return new URL(configured || `https://secretsmanager.${region}.${partition(region).dnsSuffix}`);
+/** Secrets Manager's endpoint for a client not given one, as the SDK picks it (FIPS and dual-stack included). */
+async function endpointOf(region: string): Promise<URL> {
+  const custom = process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER || process.env.AWS_ENDPOINT_URL;
+  return secretsManagerEndpoint(region, { ...(await endpointVariants()), custom });
 }
 
 type ClientConfig = SdkClientConfig & { maxAttempts: () => Promise<number> };

@@ -53,10 +53,10 @@ export interface SdkClientConfig {
 }
 
 /** Where and as whom the SDK client of `config` sends: the endpoint it was given, else `regional(region)`. */
-export async function locationOf(config: SdkClientConfig, regional: (region: string) => URL): Promise<ServiceLocation> {
+export async function locationOf(config: SdkClientConfig, regional: (region: string) => URL | Promise<URL>): Promise<ServiceLocation> {
   const region = await config.region();
   const given = config.endpoint === undefined ? undefined : await config.endpoint();
-  const url = given ? new URL(`${given.protocol}//${given.hostname}${given.port ? `:${given.port}` : ''}`) : regional(region);
+  const url = given ? new URL(`${given.protocol}//${given.hostname}${given.port ? `:${given.port}` : ''}`) : await regional(region);
   return { url, region, credentials: config.credentials, sha256: config.sha256 };
 }
 

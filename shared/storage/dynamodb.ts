@@ -42,16 +42,10 @@ import type {
   UpdateCommandInput,
   UpdateCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
-import { partition } from '@aws-sdk/core/client';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
-import {
-  loadConfig,
-  NODE_REGION_CONFIG_FILE_OPTIONS,
-  NODE_REGION_CONFIG_OPTIONS,
-  NODE_USE_DUALSTACK_ENDPOINT_CONFIG_OPTIONS,
-  NODE_USE_FIPS_ENDPOINT_CONFIG_OPTIONS,
-} from '@smithy/core/config';
+import { loadConfig, NODE_REGION_CONFIG_FILE_OPTIONS, NODE_REGION_CONFIG_OPTIONS } from '@smithy/core/config';
 import { marshall, unmarshall, type NativeAttributeValue } from '@aws-sdk/util-dynamodb';
+import { dynamoDbEndpoint, endpointVariants } from '../aws/endpoints.js';
 import { isRetryable, JsonService, type ServiceLocation } from '../aws/json-requests.js';
 import { config } from '../config.js';
 import { recordRequest } from './consumed-capacity.js';
@@ -233,28 +227,6 @@ export const formatRecordRequests: FormatRecordRequests = {
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 /**
- * DynamoDB's endpoint in `region`, as the SDK's DynamoDB client resolves it
- * (its endpoint rules, checked against it in dynamodb.test.ts): FIPS
- * (`AWS_USE_FIPS_ENDPOINT`, `use_fips_endpoint`) and dual-stack
- * (`AWS_USE_DUALSTACK_ENDPOINT`, `use_dualstack_endpoint`) endpoints
- * included, and refused with a custom endpoint, as the SDK refuses them.
- */
-export function regionalEndpoint(region: string, { fips, dualStack, custom }: { fips: boolean; dualStack: boolean; custom?: string }): URL {
-  if (custom) {
-    if (fips) throw new Error('Invalid Configuration: FIPS and custom endpoint are not supported');
-    if (dualStack) throw new Error('Invalid Configuration: Dualstack and custom endpoint are not supported');
-    return new URL(custom);
-  }
-  const { name, dnsSuffix, dualStackDnsSuffix, supportsFIPS, supportsDualStack } = partition(region);
-  if ((fips && !supportsFIPS) || (dualStack && !supportsDualStack))
-    throw new Error(`Invalid Configuration: ${fips ? 'FIPS' : ''}${fips && dualStack ? ' and ' : ''}${dualStack ? 'DualStack' : ''} not supported in ${name}`);
-  const suffix = dualStack ? dualStackDnsSuffix : dnsSuffix;
-  // GovCloud's regional endpoints are FIPS endpoints already.
-  const host = fips && (dualStack || name !== 'aws-us-gov') ? 'dynamodb-fips' : 'dynamodb';
-  return new URL(`https://${host}.${region}.${suffix}`);
-}
-
-/**
  * Where and as whom to sign, as the SDK's client would resolve it:
  * PLACEMENT_DYNAMODB_ENDPOINT (DynamoDB Local) in AWS_REGION or "local";
  * else the region, credentials and endpoint settings the SDK finds in the
@@ -265,13 +237,9 @@ export function regionalEndpoint(region: string, { fips, dualStack, custom }: { 
 async function locate(): Promise<ServiceLocation> {
   const endpoint = config.dynamoDbEndpoint;
   if (endpoint) return { url: new URL(endpoint), region: process.env.AWS_REGION ?? 'local', credentials: LOCAL_CREDENTIALS };
-  const [region, fips, dualStack] = await Promise.all([
-    loadConfig(NODE_REGION_CONFIG_OPTIONS, NODE_REGION_CONFIG_FILE_OPTIONS)(),
-    loadConfig(NODE_USE_FIPS_ENDPOINT_CONFIG_OPTIONS)(),
-    loadConfig(NODE_USE_DUALSTACK_ENDPOINT_CONFIG_OPTIONS)(),
-  ]);
+  const [region, variants] = await Promise.all([loadConfig(NODE_REGION_CONFIG_OPTIONS, NODE_REGION_CONFIG_FILE_OPTIONS)(), endpointVariants()]);
   const custom = process.env.AWS_ENDPOINT_URL_DYNAMODB || process.env.AWS_ENDPOINT_URL;
-  return { url: regionalEndpoint(region, { fips, dualStack, custom }), region, credentials: defaultProvider() };
+  return { url: dynamoDbEndpoint(region, { ...variants, custom }), region, credentials: defaultProvider() };
 }
 
 const dynamoDb = new JsonService({
