@@ -13,6 +13,7 @@ import { handler as authorizer } from '../functions/authorizer.js';
 import { handlerFor, matchRoute } from '../shared/http/route-matcher.js';
 import { routeKey, type HandlerName } from '../shared/http/routes.js';
 import type { PlacementHandler } from '../shared/http/types.js';
+import { config } from '../shared/config.js';
 
 export type HandlerModules = Record<HandlerName, PlacementHandler>;
 
@@ -130,8 +131,8 @@ function lambdaContext(name: string): Context {
     awsRequestId: randomUUID(),
     logGroupName: `/aws/lambda/placement-${name}`,
     logStreamName: 'local',
-    // Lambda's longest timeout: middy fails a request that outlives it, and a slow (loaded) machine is no reason to.
-    getRemainingTimeInMillis: () => 900_000,
+    // Lambda's longest timeout unless configured: middy fails a request that outlives it.
+    getRemainingTimeInMillis: () => config.localRequestSeconds * 1000,
     done: () => undefined,
     fail: () => undefined,
     succeed: () => undefined,

@@ -52,6 +52,14 @@ export const config = {
   get longestRequestSeconds(): number {
     return whole('PLACEMENT_LONGEST_REQUEST_SECONDS', 900);
   },
+  /**
+   * The time each request of the local server has, as a function's timeout gives it in AWS: by default Lambda's
+   * longest (a slow, loaded machine is no reason to fail a request). A test may shorten it: what waits for a request's
+   * time to end (entries written ahead of a change are held that long, at most a minute) then waits less.
+   */
+  get localRequestSeconds(): number {
+    return whole('PLACEMENT_LOCAL_REQUEST_SECONDS', 900, 1);
+  },
   /** How often the local service sweeps the changes of dead writers, as the stack's scheduled sweeper does; 0: only when it starts. */
   get localSweepSeconds(): number {
     return whole('PLACEMENT_LOCAL_SWEEP_SECONDS', 30);

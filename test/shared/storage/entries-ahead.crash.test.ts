@@ -22,6 +22,9 @@ import { nth } from '../../support/journal-requests.js';
 import { useKillableService, useProxiedDynamoDbLocal } from '../../support/proxied-dynamodb-local.js';
 import { verifyAllEntries } from '../../support/entries.js';
 
+/** Each request's time in the killed service: entries and counts written ahead are held that long (not the local default's minute), so the test waits less for them. */
+const REQUEST_SECONDS = 20;
+
 const AGGREGATES = 300;
 
 type Request = Record<string, any>;
@@ -37,7 +40,7 @@ const KILL_POINTS = [
 ];
 
 describe('a PUT adding hundreds of aggregates killed at each step', () => {
-  const { client, killedAt } = useKillableService(useProxiedDynamoDbLocal());
+  const { client, killedAt } = useKillableService(useProxiedDynamoDbLocal(), { PLACEMENT_LOCAL_REQUEST_SECONDS: String(REQUEST_SECONDS) });
   const killed: { pool: string; aggregates: string[] }[] = [];
 
   /** What readers and the provider say: the aggregates it lists, and the members and sharing providers of a few of them. */

@@ -20,6 +20,9 @@ import { queryAll } from '../../../../shared/storage/reads.js';
 import { nth } from '../../../support/journal-requests.js';
 import { useKillableService, useProxiedDynamoDbLocal } from '../../../support/proxied-dynamodb-local.js';
 
+/** Each request's time in the killed service: entries and counts written ahead are held that long (not the local default's minute), so the test waits less for them. */
+const REQUEST_SECONDS = 20;
+
 const TRAITS = 150;
 
 type Request = Record<string, any>;
@@ -38,7 +41,7 @@ const PUT_KILL_POINTS = [
 const openCountChanges = () => queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': COUNT_CHANGES_PK }, ConsistentRead: true });
 
 describe('changes moving 150 use counts outside their commit, killed at each step', () => {
-  const { client, killedAt } = useKillableService(useProxiedDynamoDbLocal());
+  const { client, killedAt } = useKillableService(useProxiedDynamoDbLocal(), { PLACEMENT_LOCAL_REQUEST_SECONDS: String(REQUEST_SECONDS) });
   const killed: { uuid: string; names: string[] }[] = [];
 
   /** A provider and new custom traits, none of them used yet. */
