@@ -93,10 +93,20 @@ module.exports = {
       name: 'admin-packages',
       comment:
         'placement-admin is built into one file that runs with plain node: Node built-ins and cli-progress (bundled), no other package; ' +
-        "the AWS SDK's CloudFormation and Lambda clients (bundled) only where upgrade check reads a stack's releases.",
+        "the AWS SDK's clients (bundled) only where upgrade check reads a stack's releases and history-set-aside reads its queue.",
       severity: 'error',
-      from: { path: '^admin/', pathNot: '^admin/upgrade/stack-releases[.]ts$' },
+      from: { path: '^admin/', pathNot: '^admin/(upgrade/stack-releases|commands/history-set-aside)[.]ts$' },
       to: { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'], pathNot: '^node_modules/cli-progress/' },
+    },
+    {
+      name: 'admin-sqs-package',
+      comment: 'history-set-aside reads the set-aside queue with the SQS client, nothing else.',
+      severity: 'error',
+      from: { path: '^admin/commands/history-set-aside[.]ts$' },
+      to: {
+        dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'],
+        pathNot: '^node_modules/@aws-sdk/client-sqs/',
+      },
     },
     {
       name: 'admin-aws-packages',

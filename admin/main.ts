@@ -12,6 +12,7 @@ import { explain } from './commands/explain.js';
 import { exportRegion } from './commands/export.js';
 import { health } from './commands/health.js';
 import { history, usage } from './commands/history.js';
+import { historySetAside } from './commands/history-set-aside.js';
 import { importRegion } from './commands/import.js';
 import { migrate } from './commands/migrate.js';
 import { upgradeCheck, upgradeFinalize, upgradeVerify } from './commands/upgrade.js';
@@ -29,6 +30,7 @@ const COMMANDS: Command[] = [
   upgradeVerify,
   explain,
   history,
+  historySetAside,
   usage,
   health,
 ];

@@ -133,7 +133,11 @@ export class PlacementStack extends Stack {
       retentionDays: settings.historyRetentionDays,
       ...logging,
     });
-    observability.watchHistory(history.function);
+    observability.watchHistory(history.function, history.setAsideQueue);
+    new CfnOutput(this, 'HistorySetAsideQueueUrl', {
+      value: history.setAsideQueue.queueUrl,
+      description: 'Where the allocation history sets aside change stream records it could not take: placement-admin history-set-aside --queue-url',
+    });
     if (settings.capacityMetrics.enabled) {
       const capacity = new CapacityMetrics(this, 'Capacity', {
         table,

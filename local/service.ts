@@ -11,6 +11,7 @@ import { prepareTable } from './create-table.js';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.js';
 import { handler as sweeper } from '../functions/change-sweeper.js';
 import { readHistoryStream } from './change-stream.js';
+import { startLocalQueues } from './sqs-queues.js';
 import { config } from '../shared/config.js';
 import { logger } from '../shared/http/logger.js';
 import { CHECKOUT_RELEASE } from '../shared/release.js';
@@ -27,6 +28,8 @@ export interface LocalServiceOptions {
 export interface LocalService {
   url: string;
   dynamoDbEndpoint: string;
+  /** Where the history sets aside the change stream's records it cannot take (SQS's protocol; while the history is read). */
+  setAsideQueueUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -72,16 +75,21 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       server.listen(options.port, host, resolve);
     });
     const { port } = server.address() as { port: number };
-    // The allocation history: DynamoDB Local's change stream read into the history function, as the stack's event source does.
-    const history = config.localHistorySeconds > 0 ? readHistoryStream(endpoint) : undefined;
+    // The allocation history: DynamoDB Local's change stream read into the history function, as the stack's event source
+    // does, with a stand-in for its on-failure queue.
+    const queues = config.localHistorySeconds > 0 ? await startLocalQueues() : undefined;
+    const setAsideQueueUrl = queues?.queueUrl('placement-history-set-aside');
+    const history = queues ? readHistoryStream(endpoint, { setAsideQueueUrl }) : undefined;
     return {
       url: `http://${host}:${port}`,
       dynamoDbEndpoint: endpoint,
+      setAsideQueueUrl,
       stop: async () => {
         clearInterval(sweeping);
         server.closeAllConnections();
         await new Promise((resolve) => server.close(resolve));
         await history?.stop();
+        await queues?.stop();
         await stopDatabase();
       },
     };

@@ -17,6 +17,7 @@ try {
   process.exit(1);
 }
 console.log(`Placement listening on ${service.url} (DynamoDB at ${service.dynamoDbEndpoint})`);
+if (service.setAsideQueueUrl) console.log(`History records set aside go to the queue ${service.setAsideQueueUrl}`);
 
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -105,7 +105,7 @@ const measured = async (event: DynamoDBStreamEvent) => {
     });
   }
 };
-const reader = readHistoryStream(service.dynamoDbEndpoint, measured);
+const reader = readHistoryStream(service.dynamoDbEndpoint, { record: measured });
 await reader.catchUp();
 await reader.stop();
 const stored = [

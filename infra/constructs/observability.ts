@@ -29,6 +29,7 @@ import { Operation, type ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { SWEEPER_BACKLOG_METRIC, SWEEPER_METRIC_DIMENSIONS } from '../../functions/change-sweeper.js';
 import { METRICS_NAMESPACE, REQUEST_METRIC_DIMENSIONS, type RequestMetric } from '../../shared/http/middleware/metrics.js';
@@ -217,8 +218,8 @@ export class Observability extends Construct {
     });
   }
 
-  /** The history function: how far behind the change stream it reads (its iterator age), besides its errors. */
-  watchHistory(fn: IFunction): void {
+  /** The history function: how far behind the change stream it reads (its iterator age), besides its errors, and what it set aside. */
+  watchHistory(fn: IFunction, setAside: IQueue): void {
     this.watchBackgroundFunction('history', fn);
     const minutes = this.props.thresholds.historyBehindMinutes;
     this.alarm('HistoryBehind', 'the-history-falling-behind', {
@@ -228,6 +229,13 @@ export class Observability extends Construct {
       evaluationPeriods: 1,
       // The sweeper's heartbeat is a stream record every minute: no iterator age means the mapping does not run.
       treatMissingData: TreatMissingData.BREACHING,
+    });
+    this.alarm('HistorySetAside', 'history-records-set-aside', {
+      alarmDescription: 'The allocation history set aside change stream records it could not take; they leave the stream 24 hours after their change.',
+      // SQS stops publishing a queue's metrics after six hours without messages or requests: missing is empty.
+      metric: setAside.metricApproximateNumberOfMessagesVisible({ period: PERIOD, statistic: 'Maximum' }),
+      threshold: 0,
+      evaluationPeriods: 1,
     });
   }
 

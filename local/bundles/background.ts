@@ -3,12 +3,14 @@
  * schedule invokes its function at its rate, and each event source mapping
  * on the table's change stream feeds its function the records its filters
  * let through, in batches of its size, a failed batch handed again until the
- * function takes it (local/change-stream.ts; the checkpoints in memory, as
- * Lambda keeps its own out of the table).
+ * function takes it or the mapping's settings give it up to its on-failure
+ * queue (local/change-stream.ts; the checkpoints in memory, as Lambda keeps
+ * its own out of the table; the queues in local/sqs-queues.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { readChangeStream, type ChangeStreamReader } from '../change-stream.js';
+import { startLocalQueues } from '../sqs-queues.js';
 import type { StreamCheckpoint } from '../../shared/storage/items/stream-checkpoint.js';
 import type { StackSpec } from './cloud-assembly.js';
 import type { Invocation } from './lambda-function.js';
@@ -16,6 +18,8 @@ import type { Invocation } from './lambda-function.js';
 export interface BackgroundWork {
   /** Reads the change stream to its end now, every consumer fed (tests wait for them with it). */
   catchUp(): Promise<void>;
+  /** The URL of a stack's queue by logical id (SQS's protocol, local/sqs-queues.ts). */
+  queueUrl(logicalId: string): string;
   stop(): Promise<void>;
 }
 
@@ -47,11 +51,12 @@ function matchesPattern(pattern: unknown, value: unknown, where: string): boolea
   return Object.entries(pattern).every(([key, inner]) => matchesPattern(inner, record[key], `${where}.${key}`));
 }
 
-export function startBackgroundWork(
+export async function startBackgroundWork(
   stack: StackSpec,
   invoke: (functionId: string, event: unknown) => Promise<Invocation>,
   options: BackgroundOptions,
-): BackgroundWork {
+): Promise<BackgroundWork> {
+  const queues = await startLocalQueues();
   const timers = stack.schedules.map((schedule) => {
     const event = () => ({
       version: '0',
@@ -83,8 +88,21 @@ export function startBackgroundWork(
         if (!invocation.ok)
           throw new Error(`${consumer.functionId} failed a batch of ${event.Records.length}: ${invocation.errorType}: ${invocation.errorMessage}`);
       },
-      matches: (record: DynamoDBRecord) => consumer.filters.some((filter) => matchesPattern(filter, record, consumer.logicalId)),
+      // A mapping without filters passes every record, as Lambda's does.
+      matches: (record: DynamoDBRecord) =>
+        consumer.filters.length === 0 || consumer.filters.some((filter) => matchesPattern(filter, record, consumer.logicalId)),
       batchSize: consumer.batchSize,
+      failures: {
+        bisectBatchOnError: consumer.bisectBatchOnError,
+        retryAttempts: consumer.retryAttempts,
+        onFailure:
+          consumer.onFailureQueueId === undefined
+            ? undefined
+            : {
+                queueUrl: queues.queueUrl(consumer.onFailureQueueId),
+                functionArn: `arn:aws:lambda:${stack.region}:${options.accountId}:function:${consumer.functionId}`,
+              },
+      },
       everySeconds: STREAM_POLL_SECONDS,
       checkpoints: { read: async (shardId) => checkpoints.get(shardId), save: async (shardId, checkpoint) => void checkpoints.set(shardId, checkpoint) },
     });
@@ -94,9 +112,11 @@ export function startBackgroundWork(
     catchUp: async () => {
       for (const reader of readers) await reader.catchUp();
     },
+    queueUrl: (logicalId) => queues.queueUrl(logicalId),
     stop: async () => {
       for (const timer of timers) clearInterval(timer);
       await Promise.all(readers.map((reader) => reader.stop()));
+      await queues.stop();
     },
   };
 }

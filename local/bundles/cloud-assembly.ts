@@ -77,6 +77,10 @@ export interface StreamConsumerSpec {
   batchSize: number;
   /** Lambda's filter patterns, parsed. */
   filters: Json[];
+  /** A failed batch: split in two, tried again this many times (-1: until it succeeds), then sent to this queue (a logical id). */
+  bisectBatchOnError: boolean;
+  retryAttempts: number;
+  onFailureQueueId?: string;
 }
 
 export interface StackSpec {
@@ -252,6 +256,16 @@ export function readStack(assembly: string, stackName: string, references: Omit<
     }));
   });
 
+  /** The queue a mapping sends what it gives up to; any other destination is refused, as the runtime could not hold it. */
+  const onFailureQueue = (logicalId: string, config: Json | undefined): string | undefined => {
+    const destination = isObject(config) && isObject(config.OnFailure) ? config.OnFailure.Destination : undefined;
+    if (destination === undefined) return undefined;
+    const id = referencedId(destination);
+    if (id === undefined || resources[id]?.Type !== 'AWS::SQS::Queue')
+      throw new Error(`${stackName}: ${logicalId}'s on-failure destination is not a queue of the stack`);
+    return id;
+  };
+
   const streamConsumers = ofType('AWS::Lambda::EventSourceMapping').map(([logicalId, resource]): StreamConsumerSpec => {
     const properties = resource.Properties ?? {};
     const source = isObject(properties.EventSourceArn) ? properties.EventSourceArn['Fn::GetAtt'] : undefined;
@@ -264,6 +278,9 @@ export function readStack(assembly: string, stackName: string, references: Omit<
       functionId: functionOf(properties.FunctionName, `${logicalId}'s FunctionName`),
       batchSize: Number(properties.BatchSize ?? 100),
       filters: criteria.map((filter) => JSON.parse(String(isObject(filter) ? filter.Pattern : '{}')) as Json),
+      bisectBatchOnError: properties.BisectBatchOnFunctionError === true,
+      retryAttempts: Number(properties.MaximumRetryAttempts ?? -1),
+      onFailureQueueId: onFailureQueue(logicalId, properties.DestinationConfig),
     };
   });
 

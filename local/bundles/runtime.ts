@@ -58,6 +58,8 @@ export interface BundleRuntime {
   coldFunction(functionId: string): LambdaFunction;
   /** Reads the change stream to its end now, every function it feeds given its records. */
   catchUpStream(): Promise<void>;
+  /** The URL of one of the stack's queues by logical id (SQS's protocol, local/sqs-queues.ts). */
+  queueUrl(logicalId: string): string;
   stop(): Promise<void>;
 }
 
@@ -193,7 +195,7 @@ export async function startBundleRuntime(options: BundleRuntimeOptions): Promise
     }
 
     // The schedules and the stream's consumers, as AWS runs them once the stack is deployed.
-    background = startBackgroundWork(stack, invoke, {
+    background = await startBackgroundWork(stack, invoke, {
       endpoint,
       table: tableName,
       accountId: ACCOUNT_ID,
@@ -223,6 +225,7 @@ export async function startBundleRuntime(options: BundleRuntimeOptions): Promise
       invoke,
       coldFunction,
       catchUpStream: () => background!.catchUp(),
+      queueUrl: (logicalId) => background!.queueUrl(logicalId),
       stop,
     };
   } catch (error) {

@@ -41,8 +41,8 @@ export interface ChangeRecord {
     NewImage?: Record<string, unknown>;
     OldImage?: Record<string, unknown>;
     SequenceNumber?: string;
-    /** Seconds since the epoch. */
-    ApproximateCreationDateTime?: number;
+    /** Seconds since the epoch in Lambda's event; a time in text where the AWS CLI printed the records (a replay). */
+    ApproximateCreationDateTime?: number | string;
   };
 }
 
@@ -97,7 +97,8 @@ export async function recordAllocationEvents(records: readonly ChangeRecord[]): 
     if (afterItem === undefined && beforeItem === undefined) continue;
     const before = beforeItem === undefined ? undefined : decodeConsumer(beforeItem);
     const after = afterItem === undefined ? undefined : decodeConsumer(afterItem);
-    const streamAt = new Date((change.ApproximateCreationDateTime ?? 0) * 1000).toISOString();
+    const created = change.ApproximateCreationDateTime ?? 0;
+    const streamAt = new Date(typeof created === 'string' ? Date.parse(created) : created * 1000).toISOString();
     const stamp = await stampOf(beforeItem, before, afterItem, streamAt);
     if (stamp.at > newest) newest = stamp.at;
     const event = allocationEvent(before, after, stamp);

@@ -443,7 +443,7 @@ describe('observability and operations', () => {
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
   });
 
-  it("graphs and alarms on metrics that exist: the handlers' and the sweeper's records, API Gateway's, Lambda's and DynamoDB's", () => {
+  it("graphs and alarms on metrics that exist: the handlers' and the sweeper's records, API Gateway's, Lambda's, DynamoDB's and SQS's", () => {
     const [[, dashboard]] = resources(template, 'AWS::CloudWatch::Dashboard');
     const body = dashboard!.Properties.DashboardBody;
     const text: string = typeof body === 'string' ? body : body['Fn::Join'][1].filter((part: unknown) => typeof part === 'string').join('');
@@ -462,6 +462,7 @@ describe('observability and operations', () => {
         : alarm.Properties.Metrics.filter((m: any) => m.MetricStat).map((m: any) => m.MetricStat.Metric);
       for (const { Namespace, MetricName } of metrics) {
         if (Namespace === 'Placement') expect(MetricName).toBe(SWEEPER_BACKLOG_METRIC);
+        else if (Namespace === 'AWS/SQS') expect(MetricName).toBe('ApproximateNumberOfMessagesVisible');
         else expect(['AWS/ApiGateway', 'AWS/Lambda', 'AWS/DynamoDB']).toContain(Namespace);
       }
     }
@@ -540,12 +541,17 @@ describe('the function-URL front door (-c frontDoor=functionUrl)', () => {
 });
 
 describe('the allocation history', () => {
-  it("reads the table's change stream (new and old images), consumer items only, a batch retried until it succeeds", () => {
+  it("reads the table's change stream (new and old images), consumer items only; a failing batch split, and what it cannot take set aside", () => {
     template.hasResourceProperties('AWS::DynamoDB::Table', { StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' } });
+    const [queueId] = Object.keys(template.findResources('AWS::SQS::Queue', { Properties: { MessageRetentionPeriod: 14 * 86_400 } }));
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       StartingPosition: 'TRIM_HORIZON',
-      MaximumRetryAttempts: -1,
+      BatchSize: 100,
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: 10,
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [queueId, 'Arn'] } } },
       FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ dynamodb: { Keys: { sk: { S: ['CONSUMER'] } } } }) }] },
     });
+    template.hasOutput('HistorySetAsideQueueUrl', { Value: { Ref: queueId } });
   });
 });

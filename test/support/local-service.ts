@@ -20,6 +20,8 @@ const REQUEST_TIMEOUT_MS = 600_000;
 
 export interface ServiceUnderTest {
   readonly url: string;
+  /** Where the history sets aside what it cannot take (with PLACEMENT_LOCAL_HISTORY_SECONDS above 0). */
+  readonly setAsideQueueUrl: string | undefined;
   /** A client bound to the service once it runs; usable at module level. */
   client(defaults?: Parameters<typeof client>[1]): ReturnType<typeof client>;
 }
@@ -53,6 +55,9 @@ export function useLocalService(environment?: () => Promise<Environment> | Envir
   return {
     get url() {
       return url();
+    },
+    get setAsideQueueUrl() {
+      return service?.setAsideQueueUrl;
     },
     client:
       (defaults) =>

@@ -36,6 +36,7 @@ describe('the alarms, evaluated as CloudWatch evaluates them on metrics with gap
   const history = functionNamed(/^Placement allocation history/);
   const capacity = functionNamed(/^Placement capacity metrics/);
   const sweeper = functionNamed(/^Placement change sweeper/);
+  const [setAsideQueue] = resources(template!, 'AWS::SQS::Queue').find(([id]) => id.includes('SetAside'))!;
 
   /** What is published when all is well: the sweeper's heartbeat keeps the history's consumer invoked every minute. */
   const wellMetrics = (): Metrics =>
@@ -84,6 +85,14 @@ describe('the alarms, evaluated as CloudWatch evaluates them on metrics with gap
       name: "the history's consumer stopped (no iterator age at all)",
       metrics: new Map([...wellMetrics()].filter(([key]) => !key.startsWith('IteratorAge'))),
       fires: named(/HistoryBehind/),
+    },
+    {
+      name: "a record set aside on the history's queue (SQS publishes no metric for an idle empty queue)",
+      metrics: new Map([
+        ...wellMetrics(),
+        [metricKey('ApproximateNumberOfMessagesVisible', { QueueName: { 'Fn::GetAtt': [setAsideQueue, 'QueueName'] } }), lately(1)],
+      ]),
+      fires: named(/HistorySetAside/),
     },
     {
       name: 'the capacity function (every 15 minutes) failing at every run',

@@ -12,6 +12,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { App } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -90,6 +91,19 @@ const eventSource = (fn: string, pattern?: unknown) => ({
     ...(pattern === undefined ? {} : { FilterCriteria: { Filters: [{ Pattern: JSON.stringify(pattern) }] } }),
   },
 });
+
+/** A mapping that splits a failing batch, tries twice more and sends what it gives up to a queue. */
+const settingAside = (source: ReturnType<typeof eventSource>, queue: string) => ({
+  ...source,
+  Properties: {
+    ...source.Properties,
+    BisectBatchOnFunctionError: true,
+    MaximumRetryAttempts: 2,
+    DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [queue, 'Arn'] } } },
+  },
+});
+/** Lambda's defaults: a failing batch whole, again until it succeeds. */
+const RETRIED_UNTIL_TAKEN = { bisectBatchOnError: false, retryAttempts: -1, onFailureQueueId: undefined };
 
 let database: DynamoDbLocal;
 let node: string;
@@ -311,6 +325,8 @@ describe('a template the runtime cannot serve as AWS would', () => {
       Off: { ...rule('rate(1 minute)', 'Fn'), Properties: { ...rule('rate(1 minute)', 'Fn').Properties, State: 'DISABLED' } },
       Source: eventSource('Fn', { dynamodb: { Keys: { sk: { S: ['CONSUMER'] } } } }),
       Unfiltered: { ...eventSource('Fn'), Properties: { EventSourceArn: { 'Fn::GetAtt': ['Table', 'StreamArn'] }, FunctionName: { Ref: 'Fn' } } },
+      Aside: { Type: 'AWS::SQS::Queue' },
+      Split: settingAside(eventSource('Fn'), 'Aside'),
     })();
     expect(schedules.map(({ logicalId, everySeconds }) => [logicalId, everySeconds])).toEqual([
       ['Minutely', 60],
@@ -318,9 +334,13 @@ describe('a template the runtime cannot serve as AWS would', () => {
       ['Daily', 86_400],
     ]);
     expect(streamConsumers).toEqual([
-      { logicalId: 'Source', functionId: 'Fn', batchSize: 10, filters: [{ dynamodb: { Keys: { sk: { S: ['CONSUMER'] } } } }] },
-      { logicalId: 'Unfiltered', functionId: 'Fn', batchSize: 100, filters: [] },
+      { ...RETRIED_UNTIL_TAKEN, logicalId: 'Source', functionId: 'Fn', batchSize: 10, filters: [{ dynamodb: { Keys: { sk: { S: ['CONSUMER'] } } } }] },
+      { ...RETRIED_UNTIL_TAKEN, logicalId: 'Unfiltered', functionId: 'Fn', batchSize: 100, filters: [] },
+      { logicalId: 'Split', functionId: 'Fn', batchSize: 10, filters: [], bisectBatchOnError: true, retryAttempts: 2, onFailureQueueId: 'Aside' },
     ]);
+    expect(() => stack({ Fn: lambda('Fn'), Other: lambda('Other'), Split: settingAside(eventSource('Fn'), 'Other') })()).toThrow(
+      /Split's on-failure destination is not a queue of the stack/,
+    );
   });
 
   it('resolves what CloudFormation would: the table, a secret, a function ARN, the region and account', () => {
@@ -467,6 +487,46 @@ describe('what runs beside the front door, as AWS runs it', () => {
     // The failed first batch, the same two records again, and the empty one just sent.
     expect(reader.result.batches).toBe(3);
     dynamo.destroy();
+  });
+
+  it('splits a batch its consumer fails until the record it cannot take is alone, and sends that to the on-failure queue', async () => {
+    const runtime = await serve(
+      assembly(
+        {
+          Table: { ...TABLE, Properties: { ...TABLE.Properties, StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' } } },
+          Picky: lambda('Picky'),
+          Aside: { Type: 'AWS::SQS::Queue' },
+          Source: settingAside(eventSource('Picky'), 'Aside'),
+        },
+        {
+          Picky: `const seen = [];
+            export const handler = async (event) => {
+              const keys = event.Records.map((record) => record.dynamodb.Keys.pk.S);
+              if (keys.length === 0) return { seen };
+              if (keys.includes('poison')) throw new Error('cannot take poison');
+              seen.push(...keys);
+              return { seen };
+            };`,
+        },
+        'SetAside',
+      ),
+    );
+    const dynamo = DynamoDBDocumentClient.from(
+      new DynamoDBClient({ endpoint: database.endpoint, region: 'local', credentials: { accessKeyId: 'l', secretAccessKey: 'l' } }),
+    );
+    for (const pk of ['a', 'b', 'poison', 'c', 'd']) await dynamo.send(new PutCommand({ TableName: 'SetAside-table', Item: { pk, sk: 'x' } }));
+    dynamo.destroy();
+    await runtime.catchUpStream();
+    const picky = (await runtime.invoke('Picky', { Records: [] })) as { result: { seen: string[] } };
+    expect(picky.result.seen).toEqual(['a', 'b', 'c', 'd']);
+    const sqs = new SQSClient({ region: 'local', credentials: { accessKeyId: 'l', secretAccessKey: 'l' } });
+    const { Messages: messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: runtime.queueUrl('Aside'), MaxNumberOfMessages: 10 }));
+    sqs.destroy();
+    expect(messages).toHaveLength(1);
+    const setAside = JSON.parse(messages[0]!.Body!);
+    expect(setAside.requestContext).toMatchObject({ condition: 'RetryAttemptsExhausted', functionArn: expect.stringMatching(/:function:Picky$/) });
+    expect(setAside.DDBStreamBatchInfo).toMatchObject({ batchSize: 1, shardId: expect.stringMatching(/^shardId-/) });
+    expect(setAside.DDBStreamBatchInfo.startSequenceNumber).toBe(setAside.DDBStreamBatchInfo.endSequenceNumber);
   });
 
   it('refuses a filter it cannot judge as it starts', async () => {
