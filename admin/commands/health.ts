@@ -3,8 +3,8 @@
  * this service's GET /health (admins only), for an operator without
  * CloudWatch (docs/operators/observability.md, "Health without
  * CloudWatch"): the allocation history's position in the change stream and
- * its lag, the change sweeper's last run and what waits for it, and the
- * release each part runs.
+ * its lag (lane by lane, or why it is not known), the change sweeper's last
+ * run and what waits for it, and the release each part runs.
  */
 import { command } from '../command-line.js';
 import { connect, expectStatus } from '../endpoint.js';
@@ -23,10 +23,15 @@ export interface Health {
     read_by_release: string | null;
     newest_change_made: string | null;
     behind_seconds: number | null;
+    behind_unknown_because: string | null;
+    lanes: { lane: number; newest_heartbeat_read: string | null; behind_seconds: number | null }[];
   };
   sweeper: { last_run_at: string | null; release: string | null };
   waiting_for_sweeper: { changes: Waiting; count_changes: Waiting; entry_cleanups: Waiting };
 }
+
+/** How much further behind than the fastest lane a lane is before it is named. */
+const LANE_APART_SECONDS = 60;
 
 const WAITING_KINDS = [
   ['changes', 'unfinished multi-step changes'],
@@ -36,12 +41,25 @@ const WAITING_KINDS = [
 
 function describe(health: Health): string {
   const { history, sweeper } = health;
-  const lag = history.behind_seconds === null ? 'not known' : history.behind_seconds === 0 ? 'up to date' : `${history.behind_seconds} s behind`;
+  const lag =
+    history.behind_seconds === null
+      ? `not known (${history.behind_unknown_because})`
+      : history.behind_seconds === 0
+        ? 'up to date'
+        : `${history.behind_seconds} s behind`;
+  // A lane well behind the others (a sweeper period, a minute) is a stream shard read slower than the rest, or stuck.
+  const lags = history.lanes.flatMap((lane) => (lane.behind_seconds === null ? [] : [lane.behind_seconds]));
+  const laggards = history.lanes.filter((lane) => lane.behind_seconds !== null && lane.behind_seconds > Math.min(...lags) + LANE_APART_SECONDS);
   const lines = [
     `answered by release ${health.release}`,
     history.newest_change_read === null
       ? 'allocation history: has read nothing of the change stream yet'
       : `allocation history: read changes up to ${history.newest_change_read} (at ${history.read_at}, release ${history.read_by_release ?? 'unknown'}): ${lag}`,
+    `heartbeat lanes (${history.lanes.length}, spread over the stream's shards): ${
+      laggards.length === 0
+        ? 'none behind the others'
+        : laggards.map((lane) => `lane ${lane.lane} read to ${lane.newest_heartbeat_read} (${lane.behind_seconds} s behind)`).join(', ')
+    }`,
     sweeper.last_run_at === null ? 'change sweeper: has not run' : `change sweeper: last ran at ${sweeper.last_run_at} (release ${sweeper.release})`,
   ];
   for (const [kind, label] of WAITING_KINDS) {

@@ -15,7 +15,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { allocationEvent, type AllocationEvent, type ChangeStamp } from '../domain/history.js';
 import type { Consumer } from '../domain/model.js';
 import { config } from '../config.js';
-import { putItem, tableName } from './dynamodb.js';
+import { putItem, tableName, updateItem } from './dynamodb.js';
 import { recordConsumedCapacity, RETURN_CONSUMED_CAPACITY } from './consumed-capacity.js';
 import { batchGet, getItem, queryAll } from './reads.js';
 import { putAll } from './commit/journal.js';
@@ -33,7 +33,16 @@ import {
 } from './items/allocation-event.js';
 import { decodeStreamCheckpoint, encodeStreamCheckpoint, streamCheckpointKey, type StreamCheckpoint } from './items/stream-checkpoint.js';
 import { decodeHistoryPosition, encodeHistoryPosition, historyPositionKey, type HistoryPosition } from './items/history-position.js';
-import { decodeHistoryHeartbeat, encodeHistoryHeartbeat, historyHeartbeatKey, isHistoryHeartbeat, type HistoryHeartbeat } from './items/history-heartbeat.js';
+import {
+  decodeHistoryHeartbeat,
+  encodeHistoryHeartbeat,
+  HEARTBEAT_LANES,
+  heartbeatLane,
+  historyHeartbeatKey,
+  isHistoryHeartbeat,
+  type HistoryHeartbeat,
+} from './items/history-heartbeat.js';
+import { decodeHistoryLanes, historyLanesKey, laneAttribute } from './items/history-lanes.js';
 
 /** What the history reads of a change stream record: Lambda's event and DynamoDB Streams' GetRecords give the same. */
 export interface ChangeRecord {
@@ -52,10 +61,10 @@ function consumerImage(raw: Record<string, unknown> | undefined): Item | undefin
   return item?.[TYPE_ATTRIBUTE] === CONSUMER_TYPE ? item : undefined;
 }
 
-/** The sweeper's heartbeat of a record's new image (items/history-heartbeat.ts); undefined for anything else. */
-function heartbeatImage(raw: Record<string, unknown> | undefined): HistoryHeartbeat | undefined {
+/** The sweeper's heartbeat of a record's new image and its lane (items/history-heartbeat.ts); undefined for anything else. */
+function heartbeatImage(raw: Record<string, unknown> | undefined): (HistoryHeartbeat & { lane: number }) | undefined {
   const item = raw === undefined ? undefined : unmarshall(raw as Record<string, AttributeValue>);
-  return isHistoryHeartbeat(item) ? decodeHistoryHeartbeat(item!) : undefined;
+  return isHistoryHeartbeat(item) ? { ...decodeHistoryHeartbeat(item!), lane: heartbeatLane(item!) } : undefined;
 }
 
 /** When the commit was and which request made it (see the module's comment). */
@@ -85,11 +94,14 @@ export async function recordAllocationEvents(records: readonly ChangeRecord[]): 
   let events = 0;
   /** The newest commit time among the consumer records and heartbeats (ISO 8601 strings in UTC sort as times). */
   let newest = '';
+  /** The newest heartbeat of each lane the batch carries. */
+  const lanes = new Map<number, string>();
   for (const { dynamodb: change } of records) {
     if (change === undefined) continue;
     const heartbeat = heartbeatImage(change.NewImage);
     if (heartbeat !== undefined) {
       if (heartbeat.at > newest) newest = heartbeat.at;
+      if (heartbeat.at > (lanes.get(heartbeat.lane) ?? '')) lanes.set(heartbeat.lane, heartbeat.at);
       continue;
     }
     const beforeItem = consumerImage(change.OldImage);
@@ -112,7 +124,28 @@ export async function recordAllocationEvents(records: readonly ChangeRecord[]): 
     const output = await putItem({ TableName: tableName(), Item: encodeHistoryPosition(position), ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY });
     recordConsumedCapacity(output.ConsumedCapacity, 'write');
   }
+  if (lanes.size > 0) await saveLanesRead(lanes);
   return events;
+}
+
+/** Moves each lane to the newest heartbeat the batch read on it (the other lanes' shards are read by other batches). */
+async function saveLanesRead(lanes: Map<number, string>): Promise<void> {
+  const entries = [...lanes];
+  const output = await updateItem({
+    TableName: tableName(),
+    Key: historyLanesKey,
+    UpdateExpression: `SET ${entries.map((_, index) => `#l${index} = :l${index}`).join(', ')}`,
+    ExpressionAttributeNames: Object.fromEntries(entries.map(([lane], index) => [`#l${index}`, laneAttribute(lane)])),
+    ExpressionAttributeValues: Object.fromEntries(entries.map(([, at], index) => [`:l${index}`, at])),
+    ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,
+  });
+  recordConsumedCapacity(output.ConsumedCapacity, 'write');
+}
+
+/** How far each heartbeat lane has been read: the newest heartbeat time read on it (lanes never read are absent). */
+export async function readHistoryLanes(): Promise<Map<number, string>> {
+  const item = await getItem(historyLanesKey, { consistent: false });
+  return item === undefined ? new Map() : decodeHistoryLanes(item);
 }
 
 /** A time range of commit times, ISO 8601 in UTC: from `since` on, before `until`. */
@@ -162,15 +195,14 @@ export async function readHistoryPosition(): Promise<HistoryPosition | undefined
   return item === undefined ? undefined : decodeHistoryPosition(item);
 }
 
-/** The sweeper's heartbeat through the stream, at every run: when, and as which release. */
+/** The sweeper's heartbeat through the stream, at every run, on every lane: when, and as which release. */
 export async function writeHistoryHeartbeat(heartbeat: HistoryHeartbeat): Promise<void> {
-  const output = await putItem({ TableName: tableName(), Item: encodeHistoryHeartbeat(heartbeat), ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY });
-  recordConsumedCapacity(output.ConsumedCapacity, 'write');
+  await putAll(Array.from({ length: HEARTBEAT_LANES }, (_, lane) => encodeHistoryHeartbeat(heartbeat, lane)));
 }
 
-/** The sweeper's last heartbeat; undefined before its first run. */
+/** The sweeper's last heartbeat (lane 0's); undefined before its first run. */
 export async function readHistoryHeartbeat(): Promise<HistoryHeartbeat | undefined> {
-  const item = await getItem(historyHeartbeatKey, { consistent: false });
+  const item = await getItem(historyHeartbeatKey(0), { consistent: false });
   return item === undefined ? undefined : decodeHistoryHeartbeat(item);
 }
 

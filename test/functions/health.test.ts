@@ -9,10 +9,13 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PlacementClient } from '../../admin/placement-client.js';
 import type { Health } from '../../admin/commands/health.js';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { handler as changeSweeper } from '../../functions/change-sweeper.js';
+import { HEARTBEAT_STOPPED_AFTER_SECONDS } from '../../functions/health.js';
+import { encodeHistoryHeartbeat, HEARTBEAT_LANES } from '../../shared/storage/items/history-heartbeat.js';
 import { reshapeVgpuToChild } from '../../scripts/lib/big-changes.js';
 import { runAdmin } from '../support/admin.js';
 import { useServiceBehindFaultProxy } from '../support/fault-proxy-service.js';
@@ -72,7 +75,7 @@ describe('the history read through the stream, and then stopped', () => {
     const health = await healthOnce(service.url, (h) => h.history.behind_seconds === 0 && h.sweeper.last_run_at !== null);
     expect(health).toMatchObject({
       release: RELEASE,
-      history: { behind_seconds: 0, read_by_release: RELEASE, newest_change_read: health.history.newest_change_made },
+      history: { behind_seconds: 0, behind_unknown_because: null, read_by_release: RELEASE, newest_change_read: health.history.newest_change_made },
       sweeper: { release: RELEASE },
       waiting_for_sweeper: { changes: { count: 0, oldest: null }, count_changes: { count: 0, oldest: null }, entry_cleanups: { count: 0, oldest: null } },
     });
@@ -81,6 +84,7 @@ describe('the history read through the stream, and then stopped', () => {
     // Up to date, or a heartbeat behind if one came between the two asks.
     expect(run.stdout).toMatch(/^allocation history: read changes up to \S+ \(at \S+, release \S+\): (up to date|[\d.]+ s behind)$/m);
     expect(run.stdout).toMatch(/^change sweeper: last ran at \S+ \(release \S+\)$/m);
+    expect(run.stdout).toContain("heartbeat lanes (32, spread over the stream's shards): none behind the others");
     expect(run.stdout).toContain('unfinished multi-step changes: none waiting');
     const json = await runAdmin(['health', '--url', service.url, '--json']);
     expect(JSON.parse(json.stdout)).toMatchObject({ release: RELEASE, history: { read_by_release: RELEASE } });
@@ -100,6 +104,62 @@ describe('the history read through the stream, and then stopped', () => {
     expect(health.history.behind_seconds).toBeLessThanOrEqual((Date.now() - stoppedAt) / 1000 + 2);
     const run = await runAdmin(['health', '--url', service.url]);
     expect(run.stdout).toMatch(/^allocation history: read changes up to .*: [\d.]+ s behind$/m);
+  });
+});
+
+describe("a stream shard stuck, and the sweeper's heartbeat stopped", () => {
+  // No sweeps and no stream reader: the test writes the heartbeats and gives the history function their records itself.
+  const { service } = useServiceBehindFaultProxy({}, { PLACEMENT_LOCAL_SWEEP_SECONDS: '0' });
+  // Modules of their own: their DynamoDB client goes to this block's service's proxy, the file's others to theirs.
+  let writeHistoryHeartbeat: typeof import('../../shared/storage/history.js').writeHistoryHeartbeat;
+  let recordHistory: typeof import('../../functions/allocation-history.js').handler;
+  beforeAll(async () => {
+    vi.resetModules();
+    ({ writeHistoryHeartbeat } = await import('../../shared/storage/history.js'));
+    ({ handler: recordHistory } = await import('../../functions/allocation-history.js'));
+  });
+
+  /** The history function given the heartbeat records of `lanes`, as the batches of their shards would bring them. */
+  const readLanes = (at: string, lanes: number[]) =>
+    recordHistory({
+      Records: lanes.map((lane, index) => ({
+        dynamodb: { NewImage: marshall(encodeHistoryHeartbeat({ at, release: RELEASE }, lane)) as never, SequenceNumber: `${Date.parse(at)}${index}` },
+      })),
+    });
+  const ALL = Array.from({ length: HEARTBEAT_LANES }, (_, lane) => lane);
+
+  it('names the lane whose shard is stuck, and takes the lag from it', async () => {
+    const base = Date.now();
+    const earlier = new Date(base - 120_000).toISOString();
+    await writeHistoryHeartbeat({ at: earlier, release: RELEASE });
+    await readLanes(earlier, ALL);
+    const now = new Date(base).toISOString();
+    await writeHistoryHeartbeat({ at: now, release: RELEASE });
+    // Lane 7's shard is not read any more; every other shard's batch comes.
+    await readLanes(
+      now,
+      ALL.filter((lane) => lane !== 7),
+    );
+    const health = await healthOf(service.url);
+    // The newest change read is the newest heartbeat: one position alone would say up to date.
+    expect(health.history.newest_change_read).toBe(now);
+    expect(health.history.behind_seconds).toBe(120);
+    expect(health.history.lanes.filter((lane) => lane.behind_seconds !== 0)).toEqual([{ lane: 7, newest_heartbeat_read: earlier, behind_seconds: 120 }]);
+    const run = await runAdmin(['health', '--url', service.url]);
+    expect(run.stdout).toMatch(/^allocation history: read changes up to .*: 120 s behind$/m);
+    expect(run.stdout).toContain(`heartbeat lanes (32, spread over the stream's shards): lane 7 read to ${earlier} (120 s behind)`);
+  });
+
+  it("says the lag is not known once the sweeper's heartbeat has stopped, though every lane read the last one", async () => {
+    const last = new Date(Date.now() - (HEARTBEAT_STOPPED_AFTER_SECONDS + 60) * 1000).toISOString();
+    await writeHistoryHeartbeat({ at: last, release: RELEASE });
+    await readLanes(last, ALL);
+    const health = await healthOf(service.url);
+    expect(health.history.lanes.every((lane) => lane.behind_seconds === 0)).toBe(true);
+    expect(health.history.behind_seconds).toBeNull();
+    expect(health.history.behind_unknown_because).toMatch(/^the sweeper's heartbeat stopped 3\d\d(\.\d)? s ago$/);
+    const run = await runAdmin(['health', '--url', service.url]);
+    expect(run.stdout).toMatch(/^allocation history: read changes up to .*: not known \(the sweeper's heartbeat stopped [\d.]+ s ago\)$/m);
   });
 });
 
