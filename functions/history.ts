@@ -13,9 +13,16 @@ import { lambdaHandler } from '../shared/http/lambda.js';
 import type { Operations, Reply } from '../shared/http/types.js';
 import type { PlacementRequest } from '../shared/http/request.js';
 import { validateQuery } from '../shared/http/validation.js';
-import { HISTORY_USAGES_QUERY, LIST_HISTORY_QUERY } from '../shared/schemas/history.js';
+import { HISTORY_PAGE_LIMIT, HISTORY_USAGES_QUERY, LIST_HISTORY_QUERY } from '../shared/schemas/history.js';
+import {
+  listConsumerEvents,
+  listProjectEvents,
+  listProviderEvents,
+  readHistoryPosition,
+  type EventPage,
+  type HistoryRange,
+} from '../shared/storage/history.js';
 import { listProjectConsumers } from '../shared/storage/consumers.js';
-import { listConsumerEvents, listProjectEvents, listProviderEvents, readHistoryPosition, type HistoryRange } from '../shared/storage/history.js';
 
 /** A usage range left open at its start covers this long before its end. */
 const DEFAULT_USAGE_DAYS = 30;
@@ -58,21 +65,46 @@ const eventBody = (event: AllocationEvent) => ({
   after: event.after,
 });
 
-async function eventsReply(request: PlacementRequest, list: (range: HistoryRange) => Promise<AllocationEvent[]>): Promise<Reply> {
+/** A page's marker: the sort key of the event the previous page ended with (its commit time, its stream sequence number). */
+const MARKER = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z#\d{1,64}$/;
+
+/** Where the page starts after; 400 for a marker that is not one, or that lies outside the range asked. */
+function markerOf(request: PlacementRequest, range: HistoryRange): string | undefined {
+  const marker = request.query.get('marker');
+  if (marker === undefined) return undefined;
+  if (!MARKER.test(marker)) throw badRequest(`Invalid marker: ${marker} is not a marker of this listing (take the next link's)`);
+  if ((range.since !== undefined && marker < range.since) || (range.until !== undefined && marker >= range.until))
+    throw badRequest(`Invalid marker: ${marker} is outside the range asked`);
+  return marker;
+}
+
+/** The next page's link: this request's path and query with the marker where this page ended. */
+function nextLink(request: PlacementRequest, next: string): { rel: 'next'; href: string } {
+  const query = new URLSearchParams({ ...request.query.toRecord(), marker: next });
+  return { rel: 'next', href: `${request.path}?${query.toString()}` };
+}
+
+async function eventsReply(request: PlacementRequest, list: (query: HistoryRange & { limit: number; after?: string }) => Promise<EventPage>): Promise<Reply> {
   validateQuery(LIST_HISTORY_QUERY, request.query.toRecord());
   const range = rangeOf(request);
-  const [events, stream] = await Promise.all([list(range), streamPosition()]);
-  return { status: 200, body: { events: events.map(eventBody), history_stream: stream }, lastModified: null };
+  const limit = Number(request.query.get('limit') ?? HISTORY_PAGE_LIMIT);
+  if (limit > HISTORY_PAGE_LIMIT) throw badRequest(`Invalid limit: ${limit} is more than ${HISTORY_PAGE_LIMIT}`);
+  const [page, stream] = await Promise.all([list({ ...range, limit, after: markerOf(request, range) }), streamPosition()]);
+  return {
+    status: 200,
+    body: { events: page.events.map(eventBody), history_stream: stream, links: page.next === undefined ? [] : [nextLink(request, page.next)] },
+    lastModified: null,
+  };
 }
 
 const consumerHistory = (request: PlacementRequest): Promise<Reply> => {
   const uuid = uuidParam(request, 'consumer_uuid');
-  return eventsReply(request, (range) => listConsumerEvents(uuid, range));
+  return eventsReply(request, (query) => listConsumerEvents(uuid, query));
 };
 
 const providerHistory = (request: PlacementRequest): Promise<Reply> => {
   const uuid = uuidParam(request, 'uuid');
-  return eventsReply(request, (range) => listProviderEvents(uuid, range));
+  return eventsReply(request, (query) => listProviderEvents(uuid, query));
 };
 
 async function usageHistory(request: PlacementRequest): Promise<Reply> {

@@ -28,6 +28,13 @@ interface StreamPosition {
   read_at: string | null;
 }
 
+/** One answer of a history listing: a page of events, and the next page's link unless it is the last. */
+interface HistoryPage {
+  events: HistoryEvent[];
+  history_stream: StreamPosition;
+  links?: { rel: string; href: string }[];
+}
+
 const CONNECTION = {
   url: THIS_SERVICE_URL,
   token: TOKEN,
@@ -78,7 +85,7 @@ const eventLines = (event: HistoryEvent): string[] => [
 export const history = command({
   name: 'history',
   summary: "what happened to a consumer's or a provider's allocations: every change, oldest first",
-  synopsis: '--url URL [--token T] (--consumer U | --provider P) [--since TIME] [--until TIME] [--json]',
+  synopsis: '--url URL [--token T] (--consumer U | --provider P) [--since TIME] [--until TIME] [--page-size N] [--json]',
   description: [
     "Asks this service's allocation history (admins only by default) for every committed change of a consumer's",
     'allocations, or of the allocations of every consumer on a provider: when it committed, which request made it,',
@@ -90,11 +97,15 @@ export const history = command({
     consumer: { type: 'string', value: 'U', help: "the consumer's uuid (an instance, a migration)" },
     provider: { type: 'string', value: 'P', help: "the resource provider's uuid" },
     ...RANGE,
+    'page-size': { type: 'string', value: 'N', help: 'events asked per request, 1 to 1000 (default 1000); every page is read' },
     json: { type: 'boolean', help: 'print {"events": [...]}, oldest first' },
   },
   check: (values) => {
     if ((values.consumer === undefined) === (values.provider === undefined)) throw new UsageError('give one of --consumer and --provider');
     checkRange(values);
+    const size = values['page-size'];
+    if (size !== undefined && !(/^\d+$/.test(size) && Number(size) >= 1 && Number(size) <= 1000))
+      throw new UsageError(`--page-size ${size}: a whole number from 1 to 1000`);
   },
   run: async (values) => {
     const { client } = await connect(values.url!, values.token);
@@ -102,11 +113,18 @@ export const history = command({
       values.consumer !== undefined
         ? `/history/allocations/${encodeURIComponent(values.consumer)}`
         : `/history/resource_providers/${encodeURIComponent(values.provider!)}/allocations`;
-    const url = `${path}${query({ since: values.since, until: values.until })}`;
-    const body = expectStatus(await client.get(url), [200], `GET ${url}`).body as { events: HistoryEvent[]; history_stream: StreamPosition };
-    warnOfLag(body.history_stream);
+    // Page after page, following each answer's next link.
+    const events: HistoryEvent[] = [];
+    let stream: StreamPosition | undefined;
+    for (let url: string | undefined = `${path}${query({ since: values.since, until: values.until, limit: values['page-size'] })}`; url !== undefined;) {
+      const body = expectStatus(await client.get(url), [200], `GET ${url}`).body as HistoryPage;
+      events.push(...body.events);
+      stream ??= body.history_stream;
+      url = body.links?.find((link) => link.rel === 'next')?.href;
+    }
+    warnOfLag(stream!);
     if (values.json) {
-      const events = body.events.map(({ at, consumer, project_id, user_id, consumer_type, request_id, before, after }) => ({
+      const printed = events.map(({ at, consumer, project_id, user_id, consumer_type, request_id, before, after }) => ({
         at,
         consumer,
         project_id,
@@ -116,9 +134,9 @@ export const history = command({
         before,
         after,
       }));
-      console.log(JSON.stringify({ events }));
+      console.log(JSON.stringify({ events: printed }));
     } else {
-      console.log(body.events.length === 0 ? 'no allocation changes in the range' : body.events.flatMap(eventLines).join('\n'));
+      console.log(events.length === 0 ? 'no allocation changes in the range' : events.flatMap(eventLines).join('\n'));
     }
     return 0;
   },

@@ -17,7 +17,7 @@ import type { Consumer } from '../domain/model.js';
 import { config } from '../config.js';
 import { putItem, tableName, updateItem } from './dynamodb.js';
 import { recordConsumedCapacity, RETURN_CONSUMED_CAPACITY } from './consumed-capacity.js';
-import { batchGet, getItem, queryAll } from './reads.js';
+import { batchGet, getItem, queryAll, queryPage } from './reads.js';
 import { putAll } from './commit/journal.js';
 import { TYPE_ATTRIBUTE, type Item } from './items/fields.js';
 import { CONSUMER_TYPE, consumerRequestId, decodeConsumer } from './items/consumer.js';
@@ -154,8 +154,20 @@ export interface HistoryRange {
   until?: string;
 }
 
-/** The events of one history partition in the range, oldest first. */
-async function listEvents(pk: string, { since, until }: HistoryRange): Promise<AllocationEvent[]> {
+/** A page of events: `next` is where the next page starts after (the last event's sort key), absent on the last page. */
+export interface EventPage {
+  events: AllocationEvent[];
+  next?: string;
+}
+
+/** What of a partition a listing reads: its range, and a page of it (at most `limit` events after the marker `after`). */
+interface EventQuery extends HistoryRange {
+  limit?: number;
+  after?: string;
+}
+
+/** Events of one history partition in the range, oldest first, up to the limit. */
+async function listEvents(pk: string, { since, until, limit, after }: EventQuery): Promise<EventPage> {
   // A sort key is `<at>#<sequence number>`: from `since` itself it is at least `since`, and at `until` itself already more than `until`.
   const range =
     since !== undefined && until !== undefined
@@ -165,7 +177,7 @@ async function listEvents(pk: string, { since, until }: HistoryRange): Promise<A
         : until !== undefined
           ? ' AND #sk < :until'
           : '';
-  const items = await queryAll({
+  const input = {
     KeyConditionExpression: `#pk = :pk${range}`,
     ExpressionAttributeNames: { '#pk': 'pk', ...(range === '' ? {} : { '#sk': 'sk' }) },
     ExpressionAttributeValues: {
@@ -173,21 +185,39 @@ async function listEvents(pk: string, { since, until }: HistoryRange): Promise<A
       ...(since === undefined ? {} : { ':since': sortKeyFrom(since) }),
       ...(until === undefined ? {} : { ':until': sortKeyFrom(until) }),
     },
-  });
+  };
+  let items: Item[];
+  let next: string | undefined;
+  if (limit === undefined) {
+    items = await queryAll(input);
+  } else {
+    // Pages of the query until the limit is met; the marker (inside the range: the caller checks) is where it starts after.
+    items = [];
+    let start: Item | undefined = after === undefined ? undefined : { pk, sk: after };
+    do {
+      const page = await queryPage({ ...input, Limit: limit - items.length }, start);
+      items.push(...page.items);
+      start = page.next;
+    } while (start !== undefined && items.length < limit);
+    next = start === undefined ? undefined : (items.at(-1)!.sk as string);
+  }
   const referred = items.map(referredEvent);
   const wanted = referred.filter((key) => key !== undefined);
   const full = new Map((wanted.length === 0 ? [] : await batchGet(wanted)).map((item) => [`${item.pk as string}/${item.sk as string}`, item]));
-  return items.flatMap((item, n) => {
+  const events = items.flatMap((item, n) => {
     const key = referred[n];
     const event = key === undefined ? item : full.get(`${key.pk}/${key.sk}`);
     // A referred event that lapsed (TTL) between the two reads is left out, as it would be a moment later.
     return event === undefined ? [] : [decodeAllocationEvent(event)];
   });
+  return { events, next };
 }
 
-export const listConsumerEvents = (uuid: string, range: HistoryRange): Promise<AllocationEvent[]> => listEvents(consumerHistoryPk(uuid), range);
-export const listProviderEvents = (uuid: string, range: HistoryRange): Promise<AllocationEvent[]> => listEvents(providerHistoryPk(uuid), range);
-export const listProjectEvents = (projectId: string, range: HistoryRange): Promise<AllocationEvent[]> => listEvents(projectHistoryPk(projectId), range);
+export const listConsumerEvents = (uuid: string, query: EventQuery): Promise<EventPage> => listEvents(consumerHistoryPk(uuid), query);
+export const listProviderEvents = (uuid: string, query: EventQuery): Promise<EventPage> => listEvents(providerHistoryPk(uuid), query);
+/** Every event of a project in the range (what its resource-hours are computed from). */
+export const listProjectEvents = async (projectId: string, range: HistoryRange): Promise<AllocationEvent[]> =>
+  (await listEvents(projectHistoryPk(projectId), range)).events;
 
 /** How far the history function has read the stream; undefined before it read anything. */
 export async function readHistoryPosition(): Promise<HistoryPosition | undefined> {

@@ -146,6 +146,20 @@ describe('a scripted life of consumers, as `placement-admin history` reads it', 
     expect(events).toHaveLength(200);
     expect(new Set(events.map((event) => event.consumer))).toEqual(new Set(consumers));
     expect(new Set(events.map((event) => event.request_id))).toEqual(new Set([posted.requestId]));
+
+    // In pages of 64: each page's next link gives the following page, the last none; together, the whole listing.
+    const pages: Event[][] = [];
+    for (let path: string | undefined = `/history/resource_providers/${node}/allocations?limit=64`; path !== undefined;) {
+      const { body } = await ok('GET', path);
+      pages.push(body.events);
+      path = body.links.find((link: { rel: string }) => link.rel === 'next')?.href;
+    }
+    expect(pages.map((page) => page.length)).toEqual([64, 64, 64, 8]);
+    expect(pages.flat()).toEqual(events);
+    // placement-admin follows the pages.
+    const printed = await runAdmin(['history', '--url', service.url, '--provider', node, '--page-size', '64', '--json']);
+    expect(printed.status, printed.stderr).toBe(0);
+    expect(JSON.parse(printed.stdout).events).toEqual(events);
   });
 
   it('reads on past a consumer left with no allocations (an empty map, which DynamoDB Local streams untyped)', async () => {
@@ -171,6 +185,10 @@ describe('a scripted life of consumers, as `placement-admin history` reads it', 
     expect(empty.status).toBe(400);
     expect(empty.body.errors[0].detail).toContain('Invalid range: since (2026-11-02T00:00:00.000Z) is not before until (2026-11-01T00:00:00.000Z)');
     expect((await api('GET', '/history/allocations/not-a-uuid')).status).toBe(400);
+    for (const page of ['limit=0', 'limit=1001', 'limit=ten', 'marker=zz', 'marker=2026-11-01T00:00:00.000Z%230001&until=2026-11-01T00:00:00Z']) {
+      const response = await api('GET', `/history/allocations/${uuid}?${page}`);
+      expect(response.status, page).toBe(400);
+    }
     expect((await api('GET', '/history/usages')).status).toBe(400);
     const member = service.client({ token: 'member', version: '1.39' });
     expect((await member('GET', `/history/allocations/${uuid}`)).status).toBe(403);
