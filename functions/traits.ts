@@ -24,6 +24,8 @@ import type { Provider } from '../shared/domain/model.js';
 import * as schemas from '../shared/schemas/trait.js';
 import { traits, type CatalogEntry } from '../shared/storage/catalog.js';
 import { listProviders, providerChangePlan } from '../shared/storage/providers.js';
+import { entriesBuilt } from '../shared/storage/storage-format.js';
+import { traitsHeld } from '../shared/storage/trait-holders.js';
 import { deleteUnused } from '../shared/storage/commit/count-changes.js';
 import { readPlanCommit } from '../shared/storage/commit/transaction.js';
 import { loadProvider } from '../shared/http/provider-lookup.js';
@@ -53,6 +55,12 @@ async function providerTraitEntries(provider: Provider): Promise<CatalogEntry[]>
   return provider.traits.flatMap((name) => found.get(name) ?? []);
 }
 
+/** Which of the listed traits some provider holds: from the trait holder entries once built, else from every provider. */
+async function associatedTraits(listed: readonly CatalogEntry[]): Promise<Set<string>> {
+  if (entriesBuilt()) return traitsHeld(listed.map((entry) => entry.name));
+  return new Set((await listProviders()).flatMap((provider) => provider.traits));
+}
+
 async function listTraits(request: PlacementRequest): Promise<Reply> {
   validateQuery(schemas.LIST_TRAITS_QUERY_1_6, request.query.toRecord());
   const name = request.query.get('name');
@@ -62,10 +70,8 @@ async function listTraits(request: PlacementRequest): Promise<Reply> {
     ...(associated === undefined ? {} : { associated: parseAssociated(associated) }),
   };
   // nova asks for its traits by name (name=in:), which reads those entries, not the catalog.
-  const entries = filter.nameIn === undefined ? traits.list() : traits.listNamed(filter.nameIn);
-  const [listed, providers] = await Promise.all([entries, filter.associated === undefined ? [] : listProviders()]);
-  const used = new Set(providers.flatMap((provider) => provider.traits));
-  return traitsReply(request, filterTraits(listed, filter, used));
+  const listed = await (filter.nameIn === undefined ? traits.list() : traits.listNamed(filter.nameIn));
+  return traitsReply(request, filterTraits(listed, filter, filter.associated === undefined ? new Set() : await associatedTraits(listed)));
 }
 
 async function showTrait(request: PlacementRequest): Promise<Reply> {

@@ -31,6 +31,8 @@ export interface SizeResult {
   referenceRows: number;
   referenceLoadSeconds: number;
   cases: CaseRow[];
+  /** The other questions that once read the whole region, beside upstream: GET /traits?associated=. */
+  regionReads: Omit<CaseRow, 'explained'>[];
   checks: string[];
 }
 
@@ -130,6 +132,15 @@ export async function runSize(size: number, service: OurService, referenceUrl: s
       checks.push(`N=${size} ${name}: ${same ? 'same' : 'DIFFERENT'} candidates on both (${ours.count} / ${reference.count})`);
     }
   }
+  const regionReads: SizeResult['regionReads'] = [];
+  for (const associated of [true, false]) {
+    const name = `GET /traits?associated=${associated}`;
+    log(`N=${size}: ${name}`);
+    const [ours, reference] = await measure([service, { url: referenceUrl }], `/traits?associated=${associated}`);
+    regionReads.push({ name, ours: withoutBody(ours), reference: withoutBody(reference) });
+    const same = JSON.stringify([...ours.body.traits].sort()) === JSON.stringify([...reference.body.traits].sort());
+    checks.push(`N=${size} ${name}: ${same ? 'same' : 'DIFFERENT'} traits on both (${ours.count} / ${reference.count})`);
+  }
   return {
     size,
     providers: cloud.providers.length,
@@ -139,6 +150,7 @@ export async function runSize(size: number, service: OurService, referenceUrl: s
     referenceRows,
     referenceLoadSeconds,
     cases,
+    regionReads,
     checks,
   };
 }

@@ -110,6 +110,14 @@ function printTables(sizes: SizeResult[], wide: WideResult): void {
       out.push(row(s.size, name, ...latencies, ours.count, reference.count, ours.items.toFixed(0), ours.reads.toFixed(1)));
     }
   }
+  out.push('\nThe other questions that read the whole region before format 3, alternating in the same way.\n');
+  out.push(header('N', 'request', ...latency, 'ours count', 'ref count', 'ours items read', 'ours read units'));
+  for (const s of sizes) {
+    for (const { name, ours, reference } of s.regionReads) {
+      const latencies = [ms(ours.p50), ms(ours.p95), ms(reference.p50), ms(reference.p95), (ours.p50 / reference.p50).toFixed(3)];
+      out.push(row(s.size, name, ...latencies, ours.count, reference.count, ours.items.toFixed(0), ours.reads.toFixed(1)));
+    }
+  }
   out.push('\nGET /explain/allocation_candidates (ours) with the same query, next to the query itself.\n');
   out.push(
     header('N', 'request', 'query p50 ms', 'explain p50 ms', 'explain p95 ms', 'query items read', 'explain items read', 'explain candidates', 'emptied by'),

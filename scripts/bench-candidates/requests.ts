@@ -79,8 +79,8 @@ export async function measure(targets: Target[], path: string): Promise<Measured
     return {
       p50: percentile(latencies, 50),
       p95: percentile(latencies, 95),
-      // An explanation (GET /explain/allocation_candidates) counts the candidates it found.
-      count: body.allocation_requests?.length ?? body.candidates,
+      // An explanation (GET /explain/allocation_candidates) counts the candidates it found; a trait listing its traits.
+      count: body.allocation_requests?.length ?? body.candidates ?? body.traits?.length,
       items: mean(items),
       reads: mean(reads),
       body,
