@@ -18,11 +18,12 @@ import { renameClassWrites } from './providers.js';
 import { projectionOf, queryAll } from './reads.js';
 import { BY_SHARD_INDEX } from './table-definition.js';
 import { readPlanCommit } from './commit/transaction.js';
-import { writesFormat } from './storage-format.js';
+import { entriesBuilt, writesFormat } from './storage-format.js';
 import { ConcurrentUpdate } from './errors.js';
 import type { Write } from './commit/write.js';
 import { shardForProvider, USE_COUNT_SHARDS } from './items/catalog-use-count.js';
 import { allShards, ProviderAttribute } from './items/provider.js';
+import { capacityPartitions, decodeCapacityEntry } from './items/capacity-entry.js';
 
 /** Provider partitions read at once while looking for the class's holders. */
 const READS_AT_ONCE = 16;
@@ -46,12 +47,22 @@ export interface RenameErrors {
 const RENAMES_IN_USE_SINCE_FORMAT = 2;
 
 /**
- * The uuids of the providers whose inventories may name the class, from the
- * byShard index (eventually consistent): its 8 shards, a page at a time, each
- * provider's packed inventories filtered by the quoted name, so that only
- * candidates come back (the read units are those of every provider item).
+ * The uuids of the providers whose inventories may name the class. Once
+ * format 3's entries are built, from the class's capacity entries (one per
+ * provider with an inventory of it): reads in proportion to its holders.
+ * Before, from the byShard index (eventually consistent): its 8 shards, a
+ * page at a time, each provider's packed inventories filtered by the quoted
+ * name, so that only candidates come back (the read units are those of every
+ * provider item). Either may miss a holder written a moment ago, which the
+ * use counts then tell (renameResourceClass).
  */
 async function providersMaybeNaming(resourceClass: string): Promise<string[]> {
+  if (entriesBuilt()) {
+    const parts = await Promise.all(
+      capacityPartitions(resourceClass).map((pk) => queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } })),
+    );
+    return parts.flat().map((item) => decodeCapacityEntry(item, resourceClass).uuid);
+  }
   const { ProjectionExpression, ExpressionAttributeNames } = projectionOf([ProviderAttribute.uuid]);
   const pages = await Promise.all(
     allShards().map((shard) =>

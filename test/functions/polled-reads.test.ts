@@ -197,3 +197,37 @@ describe('the periodic allocation reads and the claim', () => {
     expect((await unitsOf(shown)).ReadCapacityUnits).toBe(1 + 2 * 0.5);
   });
 });
+
+describe('the questions about all providers, answered from their entries (format 3)', () => {
+  const PROVIDERS = 60;
+  beforeAll(async () => {
+    for (let n = 0; n < PROVIDERS; n++) await provider(`all-${n}`);
+  }, 120_000);
+
+  it('GET /traits?associated= reads the listed traits and a holder of each held one, not every provider', async () => {
+    await ok(api('PUT', '/traits/CUSTOM_ASSOCIATED_HELD'));
+    await ok(api('PUT', '/traits/CUSTOM_ASSOCIATED_NOT'));
+    await provider('associated-holder', { traits: ['CUSTOM_ASSOCIATED_HELD'] });
+    const held = await ok(api('GET', '/traits?associated=true&name=in:CUSTOM_ASSOCIATED_HELD,CUSTOM_ASSOCIATED_NOT'));
+    expect(held.body.traits).toEqual(['CUSTOM_ASSOCIATED_HELD']);
+    // 2 catalog entries, the held trait's holder entry and its holder's item; before format 3, every provider.
+    expect((await unitsOf(held)).itemsRead).toBe(4);
+  });
+
+  it("a rename of a custom class reads the class's holders, not every provider", async () => {
+    await ok(api('PUT', '/resource_classes/CUSTOM_RENAMED_FROM'));
+    const holders = [await provider('rename-holder-1'), await provider('rename-holder-2')];
+    for (const uuid of holders) {
+      const { body } = await ok(api('GET', `/resource_providers/${uuid}/inventories`));
+      const inventories = { ...body.inventories, CUSTOM_RENAMED_FROM: { total: 4 } };
+      await ok(api('PUT', `/resource_providers/${uuid}/inventories`, { resource_provider_generation: body.resource_provider_generation, inventories }));
+    }
+    const renamed = await ok(api('PUT', '/resource_classes/CUSTOM_RENAMED_FROM', { name: 'CUSTOM_RENAMED_TO' }, { 'openstack-api-version': 'placement 1.6' }));
+    expect(renamed.body.name).toBe('CUSTOM_RENAMED_TO');
+    // The class's entries, use-count shards and catalog entries, and the two holders' partitions: a few dozen items
+    // however many providers the region has; before format 3, every provider item of the byShard index (60 and more here).
+    expect((await unitsOf(renamed)).itemsRead).toBeLessThan(PROVIDERS);
+    const { body } = await ok(api('GET', `/resource_providers/${holders[0]}/inventories`));
+    expect(Object.keys(body.inventories)).toContain('CUSTOM_RENAMED_TO');
+  });
+});
