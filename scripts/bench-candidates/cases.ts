@@ -133,13 +133,18 @@ export async function runSize(size: number, service: OurService, referenceUrl: s
     }
   }
   const regionReads: SizeResult['regionReads'] = [];
+  // Ours ships a later os-traits than the reference's Debian package: the answers are compared on the traits both know.
+  const referenceCatalog = new Set<string>((await get(referenceUrl, '/traits')).body.traits);
+  const common = (traits: string[]) => JSON.stringify(traits.filter((trait) => referenceCatalog.has(trait)).sort());
   for (const associated of [true, false]) {
     const name = `GET /traits?associated=${associated}`;
     log(`N=${size}: ${name}`);
     const [ours, reference] = await measure([service, { url: referenceUrl }], `/traits?associated=${associated}`);
     regionReads.push({ name, ours: withoutBody(ours), reference: withoutBody(reference) });
-    const same = JSON.stringify([...ours.body.traits].sort()) === JSON.stringify([...reference.body.traits].sort());
-    checks.push(`N=${size} ${name}: ${same ? 'same' : 'DIFFERENT'} traits on both (${ours.count} / ${reference.count})`);
+    const same = common(ours.body.traits) === common(reference.body.traits);
+    checks.push(
+      `N=${size} ${name}: ${same ? 'same' : 'DIFFERENT'} traits on both among the ${referenceCatalog.size} both know (${ours.count} / ${reference.count})`,
+    );
   }
   return {
     size,
