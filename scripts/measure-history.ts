@@ -14,6 +14,10 @@
  *    requests (and those on the critical path), CPU, and the bytes it
  *    stores; priced at scripts/cost-report/prices.ts's list prices with the
  *    cost report's duration model (bill.ts).
+ * 3. Pages: HISTORY_PAGED_EVENTS events (default 10,000) on one provider,
+ *    from POST /allocations of 200 consumers at a time, then its history
+ *    read page after page (a thousand events each, following the next
+ *    links): each page's time, events and bytes.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -29,6 +33,9 @@ import { durationCost } from './cost-report/bill.js';
 import { PRICES } from './cost-report/prices.js';
 
 const CONSUMERS = Number(process.env.HISTORY_CONSUMERS ?? 100);
+const PAGED_EVENTS = Number(process.env.HISTORY_PAGED_EVENTS ?? 10_000);
+/** Consumers a POST /allocations claims at once for the paged listing. */
+const CLAIMS_PER_POST = 200;
 const PROJECT = 'history-report';
 /** The history function's memory size (infra/constructs/allocation-history.ts). */
 const MEMORY_MB = 256;
@@ -108,6 +115,36 @@ const measured = async (event: DynamoDBStreamEvent) => {
 const reader = readHistoryStream(service.dynamoDbEndpoint, { record: measured });
 await reader.catchUp();
 await reader.stop();
+
+// 3. Pages: the events of a provider with PAGED_EVENTS consumers, read through the history route as placement-admin does.
+const crowded = await compute(api);
+for (let made = 0; made < PAGED_EVENTS; made += CLAIMS_PER_POST) {
+  const claims = Array.from({ length: Math.min(CLAIMS_PER_POST, PAGED_EVENTS - made) }, () => [
+    randomUUID(),
+    {
+      allocations: { [crowded]: { resources: { VCPU: 1 } } },
+      project_id: `${PROJECT}-pages`,
+      user_id: 'user',
+      consumer_generation: null,
+      consumer_type: 'INSTANCE',
+    },
+  ]);
+  const answer = await api.post('/allocations', Object.fromEntries(claims));
+  if (answer.status !== 204) throw new Error(`${answer.status} ${answer.text}`);
+}
+// Their events written now, by a reader of its own (the service's sleeps; what both write is written under the same keys).
+const pageReader = readHistoryStream(service.dynamoDbEndpoint);
+await pageReader.catchUp();
+await pageReader.stop();
+const pages: { ms: number; events: number; bytes: number }[] = [];
+for (let path: string | undefined = `/history/resource_providers/${crowded}/allocations`; path !== undefined;) {
+  const answer = await api.get(path);
+  pages.push({ ms: answer.ms, events: answer.body.events.length, bytes: Buffer.byteLength(answer.text) });
+  path = answer.body.links.find((link: { rel: string }) => link.rel === 'next')?.href;
+}
+const listed = pages.reduce((sum, page) => sum + page.events, 0);
+if (listed !== PAGED_EVENTS) throw new Error(`the pages list ${listed} events of ${PAGED_EVENTS}`);
+
 const stored = [
   ...(
     await Promise.all(consumers.map((uuid) => queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': consumerHistoryPk(uuid) } })))
@@ -153,6 +190,9 @@ console.log(
 console.log('| USD per million changes, us-east-1 list prices | |\n|---|---|');
 for (const [component, usd] of Object.entries(perMillion)) console.log(`| ${component} | ${usd.toFixed(3)} |`);
 console.log(`| **total** | **${total.toFixed(3)}** |`);
+console.log(`\nA provider's ${PAGED_EVENTS} events through GET /history/resource_providers/{uuid}/allocations, page after page (its next links)\n`);
+console.log('| page | events | bytes | ms |\n|---|---|---|---|');
+for (const [n, page] of pages.entries()) console.log(`| ${n + 1} | ${page.events} | ${page.bytes} | ${page.ms.toFixed(0)} |`);
 console.log(
   `\nStorage at $${PRICES.dynamoStorageGbMonth} per GB-month (DynamoDB Standard, beyond the free 25 GB), each change kept ${RETENTION_MONTHS * 30} days. ` +
     `Lambda duration: ${work.cpuMs.toFixed(2)} ms of CPU at ${MEMORY_MB} MB plus ${work.dynamoCalls.toFixed(2)} DynamoDB requests on the critical path ` +
