@@ -1,6 +1,6 @@
 /**
  * The local stand-in for a Lambda event source on the table's change stream:
- * reads DynamoDB Local's stream every `everySeconds` and hands the records
+ * reads DynamoDB Local's stream every `everySeconds()` and hands the records
  * the consumer's filter lets through to it, at most `batchSize` at a time, a
  * shard at a time and in order. A batch the consumer fails is handled as
  * the mapping's settings say (`failures`): handed again at the next pass
@@ -59,7 +59,8 @@ export interface ChangeStreamOptions {
   batchSize: number;
   /** What is done with a batch the consumer fails (the mapping's BisectBatchOnFunctionError, MaximumRetryAttempts, DestinationConfig). */
   failures: FailureHandling;
-  everySeconds: number;
+  /** Asked as each pass is scheduled, so that a setting changed meanwhile takes effect at the next (history-report sleeps the reader). */
+  everySeconds: () => number;
   checkpoints: { read(shardId: string): Promise<StreamCheckpoint | undefined>; save(shardId: string, checkpoint: StreamCheckpoint): Promise<void> };
 }
 
@@ -229,7 +230,7 @@ export function readChangeStream(options: ChangeStreamOptions): ChangeStreamRead
         void next()
           .catch(failed)
           .then(() => !stopped && tick()),
-      options.everySeconds * 1000,
+      options.everySeconds() * 1000,
     ).unref();
   };
   tick();
@@ -271,7 +272,7 @@ export function readHistoryStream(
       retryAttempts: HISTORY_FEED.retryAttempts,
       onFailure: setAsideQueueUrl === undefined ? undefined : { queueUrl: setAsideQueueUrl, functionArn: LOCAL_HISTORY_FUNCTION_ARN },
     },
-    everySeconds: config.localHistorySeconds,
+    everySeconds: () => config.localHistorySeconds,
     checkpoints: { read: readStreamCheckpoint, save: saveStreamCheckpoint },
   });
 }

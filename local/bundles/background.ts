@@ -103,7 +103,7 @@ export async function startBackgroundWork(
                 functionArn: `arn:aws:lambda:${stack.region}:${options.accountId}:function:${consumer.functionId}`,
               },
       },
-      everySeconds: STREAM_POLL_SECONDS,
+      everySeconds: () => STREAM_POLL_SECONDS,
       checkpoints: { read: async (shardId) => checkpoints.get(shardId), save: async (shardId, checkpoint) => void checkpoints.set(shardId, checkpoint) },
     });
   });

@@ -191,15 +191,19 @@ async function listEvents(pk: string, { since, until, limit, after }: EventQuery
   if (limit === undefined) {
     items = await queryAll(input);
   } else {
-    // Pages of the query until the limit is met; the marker (inside the range: the caller checks) is where it starts after.
+    // Pages of the query until one more than the limit is read (so that a last page says it is the last), starting
+    // after the marker (inside the range: the caller checks).
     items = [];
     let start: Item | undefined = after === undefined ? undefined : { pk, sk: after };
     do {
-      const page = await queryPage({ ...input, Limit: limit - items.length }, start);
+      const page = await queryPage({ ...input, Limit: limit + 1 - items.length }, start);
       items.push(...page.items);
       start = page.next;
-    } while (start !== undefined && items.length < limit);
-    next = start === undefined ? undefined : (items.at(-1)!.sk as string);
+    } while (start !== undefined && items.length <= limit);
+    if (items.length > limit) {
+      items = items.slice(0, limit);
+      next = items.at(-1)!.sk as string;
+    }
   }
   const referred = items.map(referredEvent);
   const wanted = referred.filter((key) => key !== undefined);

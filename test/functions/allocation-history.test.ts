@@ -155,6 +155,9 @@ describe('a scripted life of consumers, as `placement-admin history` reads it', 
       path = body.links.find((link: { rel: string }) => link.rel === 'next')?.href;
     }
     expect(pages.map((page) => page.length)).toEqual([64, 64, 64, 8]);
+    // A listing that ends on a full page says so: no next link.
+    const whole = await ok('GET', `/history/resource_providers/${node}/allocations?limit=200`);
+    expect([whole.body.events.length, whole.body.links]).toEqual([200, []]);
     expect(pages.flat()).toEqual(events);
     // placement-admin follows the pages.
     const printed = await runAdmin(['history', '--url', service.url, '--provider', node, '--page-size', '64', '--json']);
