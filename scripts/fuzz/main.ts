@@ -4,10 +4,11 @@
  * fault proxy in front of it (no faults: it counts the writes sent; behind it
  * write-outcomes.ts tells which DynamoDB applied) and the local service in
  * this process, creates the fixture, and sends N generated
- * requests over every route. Prints requests per route and status class,
- * the result, and each failure as a curl command and the fast-check path
- * that generates it again (`--seed S --path P` sends that one request).
- * Exits 1 on any failure.
+ * requests over every route. Prints answers per route that answered, by
+ * status class, with the clean requests and their 2xx; the result; and each
+ * failure as a curl command and the fast-check path that generates it again
+ * (`--seed S --path P` sends that one request). Exits 1 on any failure, or
+ * when a route answered no clean request with a 2xx.
  */
 import { parseArgs } from 'node:util';
 import fc from 'fast-check';
@@ -67,16 +68,22 @@ try {
   const seconds = (performance.now() - started) / 1000;
   const { tally } = session;
   const notCovered = tally.routesNotCovered();
+  const perRoute = (counts: Map<string, number>) => [...counts].map(([route, n]) => `${n} on \`${route}\``).join(', ') || 'none';
   console.log(`## Fuzz run: seed ${seed}, ${tally.total} requests in ${seconds.toFixed(0)} s\n`);
+  console.log(`Requests by mode: ${[...tally.modes].map(([mode, n]) => `${n} ${mode}`).join(', ')}. Each counted under the route that answered it.\n`);
   console.log(tally.table());
   console.log(
     [
       '',
-      `Routes covered: ${ROUTE_KEYS.length - notCovered.length} of ${ROUTE_KEYS.length}${notCovered.length > 0 ? ` (not: ${notCovered.join(', ')})` : ''}.`,
+      `Routes that answered a clean request with a 2xx: ${ROUTE_KEYS.length - notCovered.length} of ${ROUTE_KEYS.length}${notCovered.length > 0 ? ` (not: ${notCovered.join(', ')})` : ''}.`,
       `Result: ${tally.count('5xx')} answers of 5xx, ${tally.count('no answer')} connections closed without an answer, ` +
-        `${tally.count('slow')} answers past ${ANSWER_WITHIN_MS / 1000} s (slowest ${tally.slowest.toFixed(0)} ms), ${tally.count('write on 4xx')} writes on a 4xx.`,
-      `4xx answers that sent a write DynamoDB refused (nothing written): ${
-        [...tally.refusedOn4xx].map(([route, n]) => `${n} on \`${route}\``).join(', ') || 'none'
+        `${tally.count('slow')} answers past ${ANSWER_WITHIN_MS / 1000} s (slowest ${tally.slowest.toFixed(0)} ms), ${tally.count('write on 4xx')} writes on a 4xx, ` +
+        `${tally.count('state changed on 4xx')} 4xx answers that changed the stored state.`,
+      `4xx answers that sent a write DynamoDB refused (nothing written): ${perRoute(tally.refusedOn4xx)}.`,
+      `4xx answers that wrote and rolled back, the stored state as it was: ${perRoute(tally.rolledBackOn4xx)}.`,
+      `Rollback bodies, by route: ${
+        [...tally.rollbacks].map(([route, outcomes]) => `\`${route}\` ${[...outcomes].map(([outcome, n]) => `${n} ${outcome}`).join(', ')}`).join('; ') ||
+        'none'
       }.`,
     ].join('\n'),
   );

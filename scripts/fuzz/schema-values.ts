@@ -10,12 +10,14 @@
 import fc from 'fast-check';
 import type { JsonSchema, JsonType } from '../../shared/api/json-schema.js';
 import { FIXTURE, FIXTURE_CLASSES_OF, FIXTURE_PROVIDERS } from './fixture.js';
-import { classNames, groupSuffixes, providerNames, respellings, traitNames, uuidText, type Texts } from './texts.js';
+import { NEWEST_FORMAT } from '../../shared/storage/storage-format.js';
+import { classNames, groupSuffixes, newProviderUuid, providerNames, providerUuid, respellings, traitNames, uuidText, type Texts } from './texts.js';
 import { hostileJson, hostileText, num, obj, PROTOTYPE_KEYS, type Json } from './values.js';
 
-/** Where in the document the walk is: the member's name, the provider or consumer an enclosing key named, and how hostile to be. */
+/** Where in the document the walk is: the route's, the member's name, the provider or consumer an enclosing key named, and how hostile to be. */
 export interface Place {
   odds: number;
+  route?: string;
   name?: string;
   provider?: string;
   consumer?: string;
@@ -67,12 +69,16 @@ function strings(schema: JsonSchema, place: Place): fc.Arbitrary<Json> {
     case 'resource_class':
       return pick(classNames, place);
   }
+  // A new provider's uuid: one kept for the providers clean requests create and delete, mostly.
+  if (place.name === 'uuid' && place.route === 'POST /resource_providers') return pick(newProviderUuid, place);
+  // A provider a claim (1.0-1.11) or a new child names: the fixture's, mostly.
+  if (place.name === 'parent_provider_uuid' || (place.name === 'uuid' && place.route === 'PUT /allocations/{consumer_uuid}')) return pick(providerUuid, place);
   if (schema.format === 'uuid') return pick(uuidText, place);
   if (place.name === 'name' && !schema.pattern) return pick(providerNames, place);
   if (schema.pattern) {
     // A class's name where the pattern takes it (a custom class's), else any string of the pattern.
     const pattern = new RegExp(schema.pattern);
-    const names = place.odds === 0 ? fc.constantFrom('CUSTOM_FUZZ', 'CUSTOM_FUZZ_NEW', 'VCPU', 'DISK_GB') : classNames.any;
+    const names = place.odds === 0 ? fc.constantFrom('CUSTOM_FUZZ', 'CUSTOM_FUZZ_NEW', FIXTURE.spare, 'VCPU', 'DISK_GB') : classNames.any;
     return fc.oneof({ weight: 3, arbitrary: names.filter((name) => pattern.test(name)) }, { weight: 1, arbitrary: fc.stringMatching(pattern) });
   }
   if (clean) return pick(traitNames, place);
@@ -131,7 +137,10 @@ function keyKind(sub: JsonSchema): 'providers' | 'consumers' | undefined {
 function keysFor(pattern: string, sub: JsonSchema, place: Place): fc.Arbitrary<string> {
   const any = fc.stringMatching(new RegExp(pattern));
   if (UUID_KEY.test(pattern)) {
-    const uuids = keyKind(sub) === 'consumers' ? [FIXTURE.consumer] : FIXTURE_PROVIDERS;
+    // Clean claims name providers that have inventory.
+    const claims = Object.keys(sub.properties ?? {}).includes('resources') && place.odds === 0;
+    const uuids =
+      keyKind(sub) === 'consumers' ? [FIXTURE.consumer] : claims ? FIXTURE_PROVIDERS.filter((uuid) => FIXTURE_CLASSES_OF.get(uuid)?.length) : FIXTURE_PROVIDERS;
     // Respelled now and then (a document may then name one provider or consumer twice).
     const known = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...uuids) }, { weight: 1, arbitrary: fc.constantFrom(...uuids.flatMap(respellings)) });
     return place.odds === 0
@@ -207,7 +216,8 @@ export function valueOf(schema: JsonSchema, place: Place): fc.Arbitrary<Json> {
     const names = fc.uniqueArray(item, { maxLength: 4 }).map((items): Json => items);
     return mostly(place.odds === 0 ? names : fc.oneof({ weight: 4, arbitrary: names }, { weight: 1, arbitrary: arrays(schema, place) }), place);
   }
-  if (place.name === 'format') return mostly(fc.integer({ min: 0, max: 3 }).map(num), place);
+  // The storage format this release finalizes to, when clean.
+  if (place.name === 'format') return place.odds === 0 ? fc.constant(num(NEWEST_FORMAT)) : mostly(fc.integer({ min: 0, max: NEWEST_FORMAT }).map(num), place);
   if (place.name === 'mappings') return mostly(mappings(place), place);
   const types: JsonType[] = schema.type === undefined ? ['object'] : ([] as JsonType[]).concat(schema.type);
   return mostly(fc.oneof(...types.map((type) => ofType(type, schema, place))), place);

@@ -7,7 +7,7 @@
  * clean ones mixed with names no parser takes and hostile text.
  */
 import fc from 'fast-check';
-import { FIXTURE, FIXTURE_PROVIDER_NAMES, FIXTURE_PROVIDERS } from './fixture.js';
+import { FIXTURE, FIXTURE_PROVIDER_NAMES, FIXTURE_PROVIDERS, NEW_PROVIDERS } from './fixture.js';
 import { HOSTILE_NUMBER_TEXTS, hostileText, PROTOTYPE_KEYS } from './values.js';
 
 export interface Texts {
@@ -34,6 +34,17 @@ const uuidForms = (uuid: string): string[] => [
   `${uuid}0`,
   uuid.slice(1),
 ];
+
+/** The providers a clean POST creates or DELETE deletes: a few kept for it, now and then the fixture's (or a new one to create). */
+export const newProviderUuid = texts(
+  fc.oneof(
+    { weight: 6, arbitrary: fc.constantFrom(...NEW_PROVIDERS) },
+    { weight: 1, arbitrary: fc.constantFrom(...FIXTURE_PROVIDERS) },
+    { weight: 1, arbitrary: fc.uuid() },
+  ),
+  fc.constantFrom(...NEW_PROVIDERS.flatMap(uuidForms)),
+  3,
+);
 
 export const providerUuid = texts(
   fc.oneof(
@@ -66,6 +77,17 @@ export const classNames = texts(
   3,
 );
 
+/** Custom names a clean PUT creates and DELETE deletes (traits or classes): the spare nothing uses, mostly. */
+export const spareNames = texts(
+  fc.oneof(
+    { weight: 4, arbitrary: fc.constant(FIXTURE.spare) },
+    { weight: 1, arbitrary: fc.constantFrom(FIXTURE.customTrait, FIXTURE.customClass, FIXTURE.newName) },
+    { weight: 1, arbitrary: fc.stringMatching(/^CUSTOM_FUZZ_[A-Z]{1,2}$/) },
+  ),
+  fc.oneof(fc.stringMatching(/^[A-Z0-9_]+$/), fc.stringMatching(/^CUSTOM_[A-Z0-9_]{1,8}$/), fc.constantFrom('VCPU', 'HW_CPU_X86_AVX2', ...PROTOTYPE_KEYS)),
+  3,
+);
+
 export const traitNames = texts(
   fc.oneof(
     { weight: 6, arbitrary: fc.constantFrom('HW_CPU_X86_AVX2', FIXTURE.customTrait, 'MISC_SHARES_VIA_AGGREGATE', 'HW_CPU_X86_SSE') },
@@ -77,7 +99,7 @@ export const traitNames = texts(
 
 export const providerNames = texts(
   fc.oneof(
-    { weight: 3, arbitrary: fc.integer({ min: 0, max: 50 }).map((n) => `fuzz-new-${n}`) },
+    { weight: 3, arbitrary: fc.integer({ min: 0, max: 99 }).map((n) => `fuzz-new-${n}`) },
     { weight: 1, arbitrary: fc.constantFrom(...FIXTURE_PROVIDER_NAMES) },
   ),
   undefined,
@@ -106,16 +128,20 @@ export const resourcesText = texts(
 
 const bang = (names: fc.Arbitrary<string>, marks: string[]) => fc.tuple(fc.constantFrom('', '', '', ...marks), names).map(([mark, name]) => `${mark}${name}`);
 
-/** required, required<N>, root_required: trait lists with "!" and "in:". */
-export const requiredText = texts(
-  fc.oneof({ weight: 3, arbitrary: list(bang(traitNames.clean, ['!'])) }, { weight: 1, arbitrary: list(traitNames.clean).map((names) => `in:${names}`) }),
-  fc.oneof(
-    list(bang(traitNames.any, ['!', '!!'])),
-    list(traitNames.any).map((names) => `in:${names}`),
-    fc.constantFrom('in:', 'in:,', '!', 'in:!HW_CPU_X86_AVX2', ',', 'HW_CPU_X86_AVX2,!HW_CPU_X86_AVX2'),
-  ),
-  2,
-);
+/** required, required<N>, root_required: trait lists; clean, with "!" from 1.22 and "in:" from 1.39 (`minor`). */
+const requiredTexts = (minor: number): Texts =>
+  texts(
+    fc.oneof(
+      { weight: 3, arbitrary: list(bang(traitNames.clean, minor >= 22 ? ['!'] : [])) },
+      { weight: minor >= 39 ? 1 : 0, arbitrary: list(traitNames.clean).map((names) => `in:${names}`) },
+    ),
+    fc.oneof(
+      list(bang(traitNames.any, ['!', '!!'])),
+      list(traitNames.any).map((names) => `in:${names}`),
+      fc.constantFrom('in:', 'in:,', '!', 'in:!HW_CPU_X86_AVX2', ',', 'HW_CPU_X86_AVX2,!HW_CPU_X86_AVX2'),
+    ),
+    2,
+  );
 
 /** The fixture's aggregate (now and then respelled, so that a list may name it twice), or another. */
 const aggregates = (uuids: fc.Arbitrary<string>) =>
@@ -125,17 +151,35 @@ const aggregates = (uuids: fc.Arbitrary<string>) =>
     { weight: 1, arbitrary: uuids },
   );
 
-export const memberOfText = texts(
-  fc.oneof(
-    { weight: 3, arbitrary: aggregates(fc.uuid()) },
-    { weight: 2, arbitrary: fc.tuple(fc.constantFrom('in:', '!in:', '!'), list(aggregates(fc.uuid()))).map(([prefix, uuids]) => `${prefix}${uuids}`) },
-  ),
-  fc.oneof(
-    list(aggregates(uuidText.any)),
-    fc.tuple(fc.constantFrom('in:', '!in:', '!', '!!'), list(aggregates(uuidText.any))).map(([p, u]) => `${p}${u}`),
-  ),
-  3,
-);
+/** member_of: aggregates, "in:" lists; clean, "!" only from 1.32 (`minor`). */
+const memberOfTexts = (minor: number): Texts =>
+  texts(
+    fc.oneof(
+      { weight: 3, arbitrary: aggregates(fc.uuid()) },
+      {
+        weight: 2,
+        arbitrary: fc
+          .tuple(fc.constantFrom(...(minor >= 32 ? ['in:', '!in:', '!'] : ['in:'])), list(aggregates(fc.uuid())))
+          .map(([prefix, uuids]) => `${prefix}${uuids}`),
+      },
+    ),
+    fc.oneof(
+      list(aggregates(uuidText.any)),
+      fc.tuple(fc.constantFrom('in:', '!in:', '!', '!!'), list(aggregates(uuidText.any))).map(([p, u]) => `${p}${u}`),
+    ),
+    3,
+  );
+
+/** The texts that differ by microversion, made once per minor version. */
+const byMinor = <T>(make: (minor: number) => T): ((minor: number) => T) => {
+  const made = new Map<number, T>();
+  return (minor) => {
+    if (!made.has(minor)) made.set(minor, make(minor));
+    return made.get(minor)!;
+  };
+};
+const requiredText = byMinor(requiredTexts);
+const memberOfText = byMinor(memberOfTexts);
 
 export const sameSubtreeText = texts(list(groupSuffixes.clean), fc.oneof(list(groupSuffixes.any), fc.constantFrom('', ',', '_a,', ',_a')), 3);
 
@@ -152,50 +196,53 @@ export const traitFilterText = texts(
 const pad = (n: number, width: number) => `${n < 0 ? '-' : ''}${String(Math.abs(n)).padStart(width, '0')}`;
 
 /** A time of ISO 8601's shape with each part in or out of its range, and the years a Date cannot hold. */
-export const timeText = texts(
-  fc.oneof(
-    fc.constantFrom('2026-01-01T00:00:00Z', '2020-02-29T12:00:00+01:00', '2026-11-26T18:00:00.5+01:00', '1970-01-01T00:00:00Z'),
-    fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2040-01-01T00:00:00Z'), noInvalidDate: true }).map((date) => date.toISOString()),
-  ),
-  fc.oneof(
-    {
-      weight: 5,
-      arbitrary: fc
-        .record({
-          year: fc.oneof(
-            { weight: 4, arbitrary: fc.integer({ min: 1969, max: 2030 }).map((y) => pad(y, 4)) },
-            { weight: 1, arbitrary: fc.constantFrom('0000', '9999', '+275760', '+275761', '-271821', '-271822', '10000', '+002026', '99') },
-          ),
-          month: fc.integer({ min: -1, max: 14 }),
-          day: fc.integer({ min: 0, max: 33 }),
-          hour: fc.integer({ min: 0, max: 26 }),
-          minute: fc.integer({ min: 0, max: 61 }),
-          second: fc.integer({ min: 0, max: 62 }),
-          fraction: fc.oneof(fc.constant(''), fc.stringMatching(/^\.[0-9]{1,30}$/)),
-          offset: fc.oneof(
-            fc.constantFrom('Z', 'z', '', '+00:00', '-00:00', '+23:59', '-24:00', '+99:99', '+0530', '+05', '-25:00', 'UTC'),
-            fc
-              .tuple(fc.constantFrom('+', '-'), fc.integer({ min: 0, max: 30 }), fc.integer({ min: 0, max: 70 }))
-              .map(([s, h, m]) => `${s}${pad(h, 2)}:${pad(m, 2)}`),
-          ),
-        })
-        .map((t) => `${t.year}-${pad(t.month, 2)}-${pad(t.day, 2)}T${pad(t.hour, 2)}:${pad(t.minute, 2)}:${pad(t.second, 2)}${t.fraction}${t.offset}`),
-    },
-    { weight: 1, arbitrary: fc.constantFrom('2026-01-01', '2026-01-01 00:00:00Z', '2026-W01-1T00:00:00Z', '2026-001T00:00:00Z', 'now', '1767225600') },
-  ),
-  1,
+const dates = (from: string, to: string) => fc.date({ min: new Date(from), max: new Date(to), noInvalidDate: true }).map((date) => date.toISOString());
+
+/** since and until: clean, a range of years from the past (since) to the future (until), so that since comes first. */
+const timeTexts = (clean: fc.Arbitrary<string>): Texts => texts(clean, oddTimes, 1);
+const oddTimes: fc.Arbitrary<string> = fc.oneof(
+  {
+    weight: 5,
+    arbitrary: fc
+      .record({
+        year: fc.oneof(
+          { weight: 4, arbitrary: fc.integer({ min: 1969, max: 2030 }).map((y) => pad(y, 4)) },
+          { weight: 1, arbitrary: fc.constantFrom('0000', '9999', '+275760', '+275761', '-271821', '-271822', '10000', '+002026', '99') },
+        ),
+        month: fc.integer({ min: -1, max: 14 }),
+        day: fc.integer({ min: 0, max: 33 }),
+        hour: fc.integer({ min: 0, max: 26 }),
+        minute: fc.integer({ min: 0, max: 61 }),
+        second: fc.integer({ min: 0, max: 62 }),
+        fraction: fc.oneof(fc.constant(''), fc.stringMatching(/^\.[0-9]{1,30}$/)),
+        offset: fc.oneof(
+          fc.constantFrom('Z', 'z', '', '+00:00', '-00:00', '+23:59', '-24:00', '+99:99', '+0530', '+05', '-25:00', 'UTC'),
+          fc
+            .tuple(fc.constantFrom('+', '-'), fc.integer({ min: 0, max: 30 }), fc.integer({ min: 0, max: 70 }))
+            .map(([s, h, m]) => `${s}${pad(h, 2)}:${pad(m, 2)}`),
+        ),
+      })
+      .map((t) => `${t.year}-${pad(t.month, 2)}-${pad(t.day, 2)}T${pad(t.hour, 2)}:${pad(t.minute, 2)}:${pad(t.second, 2)}${t.fraction}${t.offset}`),
+  },
+  { weight: 1, arbitrary: fc.constantFrom('2026-01-01', '2026-01-01 00:00:00Z', '2026-W01-1T00:00:00Z', '2026-001T00:00:00Z', 'now', '1767225600') },
+  fc.constantFrom('2026-01-01T00:00:00Z', '2026-11-26T18:00:00.5+01:00'),
+  dates('2000-01-01T00:00:00Z', '2040-01-01T00:00:00Z'),
 );
+export const sinceText = timeTexts(
+  fc.oneof(fc.constantFrom('2020-02-29T12:00:00+01:00', '1970-01-01T00:00:00Z'), dates('2000-01-01T00:00:00Z', '2025-01-01T00:00:00Z')),
+);
+export const untilText = timeTexts(fc.oneof(fc.constant('2030-11-26T18:00:00.5+01:00'), dates('2030-01-01T00:00:00Z', '2040-01-01T00:00:00Z')));
 
 const constants = (clean: string[], odd: string[]) => texts(fc.constantFrom(...clean), fc.constantFrom(...odd), 4);
 
-/** The values of one query parameter, by its name (a request group's suffix taken off) and route. */
-export function queryTexts(name: string, route: string): Texts {
+/** The values of one query parameter, by its name (a request group's suffix taken off), route and microversion (its minor number). */
+export function queryTexts(name: string, route: string, minor: number): Texts {
   const base = name.replace(/^(resources|required|member_of|in_tree).*$/, '$1');
   const specific: Record<string, Texts> = {
     resources: resourcesText,
-    required: requiredText,
-    root_required: requiredText,
-    member_of: memberOfText,
+    required: requiredText(minor),
+    root_required: requiredText(minor),
+    member_of: memberOfText(minor),
     in_tree: providerUuid,
     uuid: providerUuid,
     same_subtree: sameSubtreeText,
@@ -206,8 +253,8 @@ export function queryTexts(name: string, route: string): Texts {
     project_id: texts(fc.constantFrom(FIXTURE.project, 'fuzz-other-project'), fc.constantFrom('p'.repeat(255), 'p'.repeat(256))),
     user_id: texts(fc.constantFrom(FIXTURE.user, 'fuzz-other-user'), fc.constant('u'.repeat(256))),
     consumer_type: constants(['INSTANCE', 'MIGRATION', 'all', 'unknown'], ['all\n', 'allx', 'ALL', 'unknown\n', 'INSTANCE\n']),
-    since: timeText,
-    until: timeText,
+    since: sinceText,
+    until: untilText,
   };
   // A parameter may be named __proto__: own names only.
   return Object.hasOwn(specific, base) ? specific[base]! : { clean: hostileText, any: hostileText };
