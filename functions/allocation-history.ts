@@ -1,7 +1,7 @@
 /**
  * The history function (not an API route): fed by the table's change
  * stream, it turns each committed change of a consumer into an allocation
- * event (shared/storage/history.ts, docs/operators/history.md). The stack's
+ * event (shared/storage/history/stream.ts, docs/operators/history.md). The stack's
  * event source lets only consumer items' records through; locally
  * local/change-stream.ts reads DynamoDB Local's stream and calls this the
  * same way.
@@ -12,7 +12,7 @@
  */
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { logger } from '../shared/http/logger.js';
-import { recordAllocationEvents } from '../shared/storage/history.js';
+import { recordAllocationEvents } from '../shared/storage/history/stream.js';
 
 export const handler = async (event: DynamoDBStreamEvent): Promise<{ events: number }> => {
   const events = await recordAllocationEvents(event.Records);

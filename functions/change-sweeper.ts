@@ -18,7 +18,7 @@ import { config } from '../shared/config.js';
 import { logger } from '../shared/http/logger.js';
 import { METRICS_NAMESPACE } from '../shared/http/middleware/metrics.js';
 import { longestWait, sweeperBacklog } from '../shared/storage/backlog.js';
-import { writeHistoryHeartbeat } from '../shared/storage/history.js';
+import { writeHistoryHeartbeat } from '../shared/storage/history/stream.js';
 import { sweepChanges } from '../shared/storage/commit/journal.js';
 import { sweepEntryCleanups } from '../shared/storage/entries/outside-commit.js';
 import { sweepCountChanges } from '../shared/storage/commit/count-changes.js';

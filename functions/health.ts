@@ -15,7 +15,7 @@ import { config } from '../shared/config.js';
 import { lambdaHandler } from '../shared/http/lambda.js';
 import type { Operations, Reply } from '../shared/http/types.js';
 import { sweeperBacklog, type Waiting } from '../shared/storage/backlog.js';
-import { readHistoryHeartbeat, readHistoryLanes, readHistoryPosition } from '../shared/storage/history.js';
+import { readHistoryHeartbeat, readHistoryLanes, readHistoryPosition } from '../shared/storage/history/stream.js';
 import { HEARTBEAT_LANES } from '../shared/storage/items/history-heartbeat.js';
 
 const seconds = (milliseconds: number) => Math.max(0, Math.round(milliseconds / 100) / 10);

@@ -14,15 +14,9 @@ import type { Operations, Reply } from '../shared/http/types.js';
 import type { PlacementRequest } from '../shared/http/request.js';
 import { validateQuery } from '../shared/http/validation.js';
 import { HISTORY_PAGE_LIMIT, HISTORY_USAGES_QUERY, LIST_HISTORY_QUERY } from '../shared/schemas/history.js';
-import {
-  listConsumerEvents,
-  listProjectEvents,
-  listProviderEvents,
-  readHistoryPosition,
-  type EventPage,
-  type HistoryRange,
-} from '../shared/storage/history.js';
-import { listProjectConsumers } from '../shared/storage/consumers.js';
+import { listConsumerEvents, listProviderEvents, type EventPage, type HistoryRange } from '../shared/storage/history/listings.js';
+import { readHistoryPosition } from '../shared/storage/history/stream.js';
+import { readUsageInputs } from '../shared/storage/history/hour-totals.js';
 
 /** A usage range left open at its start covers this long before its end. */
 const DEFAULT_USAGE_DAYS = 30;
@@ -111,14 +105,19 @@ async function usageHistory(request: PlacementRequest): Promise<Reply> {
   validateQuery(HISTORY_USAGES_QUERY, request.query.toRecord());
   const projectId = request.query.get('project_id')!;
   const userId = request.query.get('user_id');
-  const range = rangeOf(request);
-  const until = range.until ?? new Date().toISOString();
-  const since = range.since ?? new Date(Date.parse(until) - DEFAULT_USAGE_DAYS * 86_400_000).toISOString();
+  const asked = rangeOf(request);
+  const until = asked.until ?? new Date().toISOString();
+  const since = asked.since ?? new Date(Date.parse(until) - DEFAULT_USAGE_DAYS * 86_400_000).toISOString();
   if (since >= until) throw badRequest(`Invalid range: since (${since}) is not before until (${until})`);
-  // Every event since the range began, later ones too: a holding is read back from the present (resourceHours).
-  const [events, current, stream] = await Promise.all([listProjectEvents(projectId, { since }), listProjectConsumers(projectId), streamPosition()]);
-  const hours = resourceHours(projectId, events, current, { since: Date.parse(since), until: Date.parse(until) }, userId);
-  const rounded = Object.fromEntries(Object.entries(hours).map(([resourceClass, value]) => [resourceClass, Math.round(value * 1e6) / 1e6]));
+  const range = { since: Date.parse(since), until: Date.parse(until) };
+  // What is held now, and what changed it since the range began: the hours' totals and the events of the rest.
+  const [inputs, stream] = await Promise.all([readUsageInputs({ projectId, userId }, range), streamPosition()]);
+  // To the millionth of a resource-hour (the sums' rounding errors are far smaller); a class held for none of the range is left out.
+  const rounded = Object.fromEntries(
+    Object.entries(resourceHours(inputs, range))
+      .map(([resourceClass, value]) => [resourceClass, Math.round(value * 1e6) / 1e6 || 0] as const)
+      .filter(([, value]) => value !== 0),
+  );
   return {
     status: 200,
     body: { project_id: projectId, ...(userId === undefined ? {} : { user_id: userId }), since, until, resource_hours: rounded, history_stream: stream },

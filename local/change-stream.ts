@@ -35,7 +35,7 @@ import { config } from '../shared/config.js';
 import { HISTORY_FEED } from '../shared/history-feed.js';
 import { logger } from '../shared/http/logger.js';
 import { dynamo, tableName } from '../shared/storage/client.js';
-import { readStreamCheckpoint, saveStreamCheckpoint } from '../shared/storage/history.js';
+import { readStreamCheckpoint, saveStreamCheckpoint } from '../shared/storage/history/stream.js';
 import type { StreamCheckpoint } from '../shared/storage/items/stream-checkpoint.js';
 import { CONSUMER_SK } from '../shared/storage/items/consumer.js';
 

@@ -18,6 +18,13 @@
  *    from POST /allocations of 200 consumers at a time, then its history
  *    read page after page (a thousand events each, following the next
  *    links): each page's time, events and bytes.
+ * 4. A month's usage: HISTORY_USAGE_EVENTS changes (default 100,000) of a
+ *    project's consumers spread over the last 30 days, given to the
+ *    history function in the stream's order, 100 records a batch; then
+ *    GET /history/usages over those 30 days from the hour totals, and
+ *    again from the events alone (as before the totals were kept: the
+ *    totals' start removed): time, items read, and the totals beside a
+ *    count of the consumers' holdings by hand.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -27,13 +34,24 @@ import { handler as recordHistory } from '../functions/allocation-history.js';
 import { readHistoryStream } from '../local/change-stream.js';
 import { startLocalService } from '../local/service.js';
 import { takeConsumedCapacity, takeRequests, trackConsumedCapacity } from '../shared/storage/consumed-capacity.js';
-import { queryAll } from '../shared/storage/reads.js';
+import { getItem, queryAll } from '../shared/storage/reads.js';
+import { deleteItem, putItem, tableName } from '../shared/storage/dynamodb.js';
+import { putAll } from '../shared/storage/commit/journal.js';
+import { encodeConsumer } from '../shared/storage/items/consumer.js';
+import { hourTotalsStartKey } from '../shared/storage/items/hour-totals-start.js';
+import { readUsageInputs } from '../shared/storage/history/hour-totals.js';
+import { resourceHours } from '../shared/domain/history.js';
+import type { Consumer } from '../shared/domain/model.js';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { seededRandom } from './lib/seeded-random.js';
 import { consumerHistoryPk, projectHistoryPk, providerHistoryPk } from '../shared/storage/items/allocation-event.js';
 import { durationCost } from './cost-report/bill.js';
 import { PRICES } from './cost-report/prices.js';
 
 const CONSUMERS = Number(process.env.HISTORY_CONSUMERS ?? 100);
 const PAGED_EVENTS = Number(process.env.HISTORY_PAGED_EVENTS ?? 10_000);
+const USAGE_EVENTS = Number(process.env.HISTORY_USAGE_EVENTS ?? 100_000);
+const USAGE_DAYS = 30;
 /** Consumers a POST /allocations claims at once for the paged listing. */
 const CLAIMS_PER_POST = 200;
 const PROJECT = 'history-report';
@@ -145,6 +163,99 @@ for (let path: string | undefined = `/history/resource_providers/${crowded}/allo
 const listed = pages.reduce((sum, page) => sum + page.events, 0);
 if (listed !== PAGED_EVENTS) throw new Error(`the pages list ${listed} events of ${PAGED_EVENTS}`);
 
+// 4. A month's usage of a project whose consumers changed USAGE_EVENTS times (one consumer in 50 changes, on average, each
+// change a new size or user, or a deletion), at random times over the last 30 days.
+const usageProject = `${PROJECT}-month`;
+const monthEnd = Date.now() - 60_000;
+const monthStart = monthEnd - USAGE_DAYS * 86_400_000;
+const random = seededRandom(20261208);
+const lives = new Map<string, { at: number; vcpu: number; userId: string }[]>(
+  Array.from({ length: Math.max(1, Math.round(USAGE_EVENTS / 50)) }, () => [random.uuid(), []]),
+);
+const times = Array.from({ length: USAGE_EVENTS }, () => monthStart + Math.floor(random.next() * (monthEnd - monthStart))).sort((a, b) => a - b);
+const versionOf = (uuid: string, state: { at: number; vcpu: number; userId: string }, generation: number): Consumer => ({
+  uuid,
+  projectId: usageProject,
+  userId: state.userId,
+  generation,
+  consumerType: 'INSTANCE',
+  allocations: { [node]: { VCPU: state.vcpu, MEMORY_MB: state.vcpu * 2048 } },
+  createdAt: new Date(monthStart).toISOString(),
+  updatedAt: new Date(state.at).toISOString(),
+});
+const image = (consumer: Consumer | undefined) => (consumer === undefined ? undefined : marshall(encodeConsumer(consumer), { removeUndefinedValues: true }));
+const records: DynamoDBStreamEvent['Records'] = [];
+for (const at of times) {
+  const uuid = random.pick([...lives.keys()]);
+  const life = lives.get(uuid)!;
+  const before = life.at(-1);
+  // A live consumer is deleted one change in four; a deleted one is created again.
+  const after =
+    before !== undefined && before.vcpu > 0 && random.next() < 0.25
+      ? { at, vcpu: 0, userId: before.userId }
+      : { at, vcpu: random.pick([1, 2, 4, 8]), userId: random.pick(['u1', 'u2', 'u3', 'u4', 'u5']) };
+  life.push(after);
+  const was = before === undefined || before.vcpu === 0 ? undefined : versionOf(uuid, before, life.length - 1);
+  const is = after.vcpu === 0 ? undefined : versionOf(uuid, after, life.length);
+  if (was === undefined && is === undefined) continue;
+  records.push({
+    dynamodb: {
+      OldImage: image(was) as never,
+      NewImage: image(is) as never,
+      SequenceNumber: String(10n ** 20n + BigInt(records.length)),
+      ApproximateCreationDateTime: at / 1000,
+    },
+  });
+}
+const feedStarted = performance.now();
+for (let start = 0; start < records.length; start += 100) await recordHistory({ Records: records.slice(start, start + 100) });
+const feedSeconds = (performance.now() - feedStarted) / 1000;
+// What the consumers hold now, as those changes left them.
+await putAll(
+  [...lives].flatMap(([uuid, life]) => {
+    const last = life.at(-1);
+    return last === undefined || last.vcpu === 0 ? [] : [encodeConsumer(versionOf(uuid, last, life.length))];
+  }),
+);
+/** VCPU-hours of the project over the month, from each consumer's life. */
+const byHand = [...lives.values()].reduce((sum, life) => {
+  let vcpuMs = 0;
+  for (const [n, state] of life.entries()) {
+    const end = n + 1 < life.length ? life[n + 1]!.at : Infinity;
+    vcpuMs += state.vcpu * Math.max(0, Math.min(end, monthEnd) - Math.max(state.at, monthStart));
+  }
+  return sum + vcpuMs / 3_600_000;
+}, 0);
+const usageRange = { since: monthStart, until: monthEnd };
+const usagePath = `/history/usages?${new URLSearchParams({ project_id: usageProject, since: new Date(monthStart).toISOString(), until: new Date(monthEnd).toISOString() })}`;
+/** The route's answer five times (p50 ms), and the items its reads take (the same reads, counted in this process). */
+async function measureUsage() {
+  const answers: { ms: number; vcpu: number }[] = [];
+  for (let run = 0; run < 5; run++) {
+    const answer = await api.get(usagePath);
+    if (answer.status !== 200) throw new Error(`${answer.status} ${answer.text}`);
+    answers.push({ ms: answer.ms, vcpu: answer.body.resource_hours.VCPU });
+  }
+  const items = await trackConsumedCapacity(async () => {
+    resourceHours(await readUsageInputs({ projectId: usageProject }, usageRange), usageRange);
+    return takeConsumedCapacity();
+  });
+  return {
+    ms: percentile(
+      answers.map((one) => one.ms),
+      50,
+    ),
+    vcpu: answers[0]!.vcpu,
+    items: items.items,
+    read: items.read,
+  };
+}
+const fromHours = await measureUsage();
+const start = await getItem(hourTotalsStartKey);
+await deleteItem({ TableName: tableName(), Key: hourTotalsStartKey });
+const fromEvents = await measureUsage();
+await putItem({ TableName: tableName(), Item: start! });
+
 const stored = [
   ...(
     await Promise.all(consumers.map((uuid) => queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': consumerHistoryPk(uuid) } })))
@@ -170,8 +281,8 @@ const work = { cpuMs: mean((one) => one.cpuMs), dynamoCalls: mean((one) => one.c
 const perMillion = {
   'Lambda requests': PRICES.lambdaRequestPerMillion,
   'Lambda duration': durationCost(work, MEMORY_MB) * 1e6,
-  'DynamoDB writes (events, position)': mean((one) => one.write) * PRICES.dynamoWriteUnitPerMillion,
-  'DynamoDB reads (removal notes)': mean((one) => one.read) * PRICES.dynamoReadUnitPerMillion,
+  'DynamoDB writes (events, hour totals, position)': mean((one) => one.write) * PRICES.dynamoWriteUnitPerMillion,
+  'DynamoDB reads (removal notes, the hours summed again)': mean((one) => one.read) * PRICES.dynamoReadUnitPerMillion,
   // The removal note rides in the deleting transaction: 2 write units a note, one change in three here is a removal.
   'removal notes in the claims': (2 / 3) * PRICES.dynamoWriteUnitPerMillion,
   [`storage for ${RETENTION_MONTHS * 30} days`]: ((bytesPerChange * 1e6) / 1e9) * PRICES.dynamoStorageGbMonth * RETENTION_MONTHS,
@@ -193,6 +304,17 @@ console.log(`| **total** | **${total.toFixed(3)}** |`);
 console.log(`\nA provider's ${PAGED_EVENTS} events through GET /history/resource_providers/{uuid}/allocations, page after page (its next links)\n`);
 console.log('| page | events | bytes | ms |\n|---|---|---|---|');
 for (const [n, page] of pages.entries()) console.log(`| ${n + 1} | ${page.events} | ${page.bytes} | ${page.ms.toFixed(0)} |`);
+console.log(
+  `\nA project's usage over ${USAGE_DAYS} days of ${records.length} changes (${lives.size} consumers; given to the history function in ${feedSeconds.toFixed(0)} s), GET /history/usages\n`,
+);
+console.log('| read from | p50 ms | items read | read units | VCPU-hours | counted by hand |\n|---|---|---|---|---|---|');
+for (const [source, usage] of [
+  ['hour totals', fromHours],
+  ['events alone (before)', fromEvents],
+] as const) {
+  console.log(`| ${source} | ${usage.ms.toFixed(0)} | ${usage.items} | ${usage.read.toFixed(1)} | ${usage.vcpu.toFixed(3)} | ${byHand.toFixed(3)} |`);
+}
+if ([fromHours, fromEvents].some((usage) => Math.abs(usage.vcpu - byHand) > 1e-3)) throw new Error('the usage differs from the count by hand');
 console.log(
   `\nStorage at $${PRICES.dynamoStorageGbMonth} per GB-month (DynamoDB Standard, beyond the free 25 GB), each change kept ${RETENTION_MONTHS * 30} days. ` +
     `Lambda duration: ${work.cpuMs.toFixed(2)} ms of CPU at ${MEMORY_MB} MB plus ${work.dynamoCalls.toFixed(2)} DynamoDB requests on the critical path ` +

@@ -1,8 +1,9 @@
 /**
  * Allocation history (docs/operators/history.md): one event per committed
  * change of a consumer's allocations or of who the consumer is, made from
- * the consumer's stored versions before and after the change, and each
- * project's resource-hours over a time range made from those events. Pure.
+ * the consumer's stored versions before and after the change; each hour's
+ * events summed per project (and user); and a project's resource-hours
+ * over a time range, from those sums and what its consumers hold now. Pure.
  */
 import { consumerTotals } from './usages.js';
 import type { Consumer, Resources } from './model.js';
@@ -24,6 +25,8 @@ export interface AllocationEvent extends ChangeStamp {
   consumerType: string | null;
   /** The consumer's project before the change when it was another one: the usage before the change counts there. */
   previousProjectId: string | null;
+  /** The same for its user (null as well in events recorded before the history kept it). */
+  previousUserId: string | null;
   before: Holdings;
   after: Holdings;
 }
@@ -59,6 +62,7 @@ export function allocationEvent(before: Consumer | undefined, after: Consumer | 
     userId: now.userId,
     consumerType: now.consumerType ?? null,
     previousProjectId: before !== undefined && before.projectId !== now.projectId ? before.projectId : null,
+    previousUserId: before !== undefined && before.userId !== now.userId ? before.userId : null,
     before: held(before),
     after: held(after),
   };
@@ -70,57 +74,103 @@ export interface TimeRange {
   until: number;
 }
 
-/** What a consumer held, and for which project, from a moment on. */
-interface Holding {
+export const HOUR_MS = 3_600_000;
+/** The start of the hour `at` (ms since the epoch) is in. */
+export const hourOf = (at: number): number => Math.floor(at / HOUR_MS) * HOUR_MS;
+
+/** Whose holdings a usage counts: a project's consumers, or those of one of its users. */
+export interface UsageScope {
   projectId: string;
-  resources: Resources;
+  userId?: string;
+}
+
+function addInto(sum: Resources, resources: Resources, factor: number): void {
+  for (const [resourceClass, amount] of Object.entries(resources)) sum[resourceClass] = (sum[resourceClass] ?? 0) + amount * factor;
+}
+
+const withoutZeros = (resources: Resources): Resources => Object.fromEntries(Object.entries(resources).filter(([, amount]) => amount !== 0));
+
+/**
+ * What an event changed of the resources a scope's consumers hold: its
+ * after counts for whom the consumer is after the change, its before for
+ * whom it was before it.
+ */
+export function heldChange(event: AllocationEvent, scope: UsageScope): Resources {
+  const counts = (projectId: string, userId: string) => projectId === scope.projectId && (scope.userId === undefined || userId === scope.userId);
+  const change: Resources = {};
+  if (counts(event.projectId, event.userId)) addInto(change, consumerTotals({ allocations: event.after }), 1);
+  if (counts(event.previousProjectId ?? event.projectId, event.previousUserId ?? event.userId))
+    addInto(change, consumerTotals({ allocations: event.before }), -1);
+  return withoutZeros(change);
 }
 
 /**
- * Resource-hours per class that a project's consumers (or, given `userId`,
- * one user's) held within `range`: an amount held for an hour is one of
- * that class's resource-hours.
- *
- * `events` are every event with the project before or after, committed
- * since the range began (later ones included, oldest first); `current` are
- * the consumers of the project as they stand now. A consumer's holding is
- * read back from the present: from its newest event back to the range's
- * start, each event's `after` held from it to the next and its `before`
- * up to it; a consumer with no event since the range began held what it
- * holds now throughout.
+ * One hour's events of a scope, summed: `change` is what they changed of
+ * what the scope holds (held at the hour's end less held at its start);
+ * `deferred` is each event's change times the part of the hour before it,
+ * in resource-hours, summed. The hour then held `held at its end` times one
+ * hour less `deferred` resource-hours.
  */
-export function resourceHours(
-  projectId: string,
-  events: readonly AllocationEvent[],
-  current: readonly Consumer[],
-  range: TimeRange,
-  userId?: string,
-): Resources {
-  const hours: Resources = {};
-  const count = (holding: Holding, user: string, from: number, to: number) => {
-    const start = Math.max(from, range.since);
-    const end = Math.min(to, range.until);
-    if (end <= start || holding.projectId !== projectId || (userId !== undefined && user !== userId)) return;
-    for (const [resourceClass, amount] of Object.entries(holding.resources)) {
-      hours[resourceClass] = (hours[resourceClass] ?? 0) + (amount * (end - start)) / 3_600_000;
-    }
-  };
-  const byConsumer = new Map<string, AllocationEvent[]>();
-  for (const event of events) byConsumer.set(event.consumer, [...(byConsumer.get(event.consumer) ?? []), event]);
-  for (const [, changes] of byConsumer) {
-    let until = Infinity;
-    for (const event of [...changes].reverse()) {
-      const at = Date.parse(event.at);
-      count({ projectId: event.projectId, resources: consumerTotals({ allocations: event.after }) }, event.userId, at, until);
-      until = at;
-    }
-    const first = changes[0]!;
-    const before = { projectId: first.previousProjectId ?? first.projectId, resources: consumerTotals({ allocations: first.before }) };
-    count(before, first.userId, -Infinity, until);
+export interface HourTotals {
+  /** The hour's start, ms since the epoch. */
+  hour: number;
+  change: Resources;
+  deferred: Resources;
+}
+
+/** The totals of the events of `hour` (others are passed over) for a scope. */
+export function hourTotals(hour: number, events: readonly AllocationEvent[], scope: UsageScope): HourTotals {
+  const change: Resources = {};
+  const deferred: Resources = {};
+  for (const event of events) {
+    const at = Date.parse(event.at);
+    if (hourOf(at) !== hour) continue;
+    const held = heldChange(event, scope);
+    addInto(change, held, 1);
+    addInto(deferred, held, (at - hour) / HOUR_MS);
   }
-  for (const consumer of current) {
-    if (byConsumer.has(consumer.uuid)) continue;
-    count({ projectId: consumer.projectId, resources: consumerTotals(consumer) }, consumer.userId, -Infinity, Infinity);
+  return { hour, change: withoutZeros(change), deferred: withoutZeros(deferred) };
+}
+
+/** What a usage is computed from: what the scope holds now, and what changed it since the range began. */
+export interface UsageInputs {
+  /** What the scope's consumers hold now. */
+  held: Resources;
+  /** Whole hours, each starting at or after the range's start and ending at or before its end, or starting at or after its end. */
+  hours: readonly HourTotals[];
+  /** Each change after the range's start not in `hours`. */
+  changes: readonly { at: number; change: Resources }[];
+}
+
+/**
+ * Resource-hours per class that a scope held within `range`: an amount
+ * held for an hour is one of that class's resource-hours.
+ *
+ * What was held at a moment is what is held now less every change since:
+ * so the range held `held` times its length, less each change after its
+ * start times the part of the range before the change (all of it for a
+ * change after the range). A whole hour's changes within the range count
+ * through its totals: its deferred resource-hours, and its change times the
+ * time from the range's start to the hour's. A consumer that has changed
+ * nothing since the range began held what it holds now throughout.
+ */
+export function resourceHours({ held, hours, changes }: UsageInputs, range: TimeRange): Resources {
+  const length = (range.until - range.since) / HOUR_MS;
+  const sum: Resources = {};
+  addInto(sum, held, length);
+  for (const { at, change } of changes) {
+    if (at > range.since) addInto(sum, change, -Math.min(at - range.since, range.until - range.since) / HOUR_MS);
   }
-  return Object.fromEntries(Object.entries(hours).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  for (const totals of hours) {
+    if (totals.hour < range.since || (totals.hour < range.until && totals.hour + HOUR_MS > range.until)) {
+      throw new Error(`hour ${new Date(totals.hour).toISOString()} is not whole on one side of the range's ends`);
+    }
+    if (totals.hour >= range.until) {
+      addInto(sum, totals.change, -length);
+    } else {
+      addInto(sum, totals.deferred, -1);
+      addInto(sum, totals.change, -(totals.hour - range.since) / HOUR_MS);
+    }
+  }
+  return Object.fromEntries(Object.entries(sum).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }

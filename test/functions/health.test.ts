@@ -111,11 +111,11 @@ describe("a stream shard stuck, and the sweeper's heartbeat stopped", () => {
   // No sweeps and no stream reader: the test writes the heartbeats and gives the history function their records itself.
   const { service } = useServiceBehindFaultProxy({}, { PLACEMENT_LOCAL_SWEEP_SECONDS: '0' });
   // Modules of their own: their DynamoDB client goes to this block's service's proxy, the file's others to theirs.
-  let writeHistoryHeartbeat: typeof import('../../shared/storage/history.js').writeHistoryHeartbeat;
+  let writeHistoryHeartbeat: typeof import('../../shared/storage/history/stream.js').writeHistoryHeartbeat;
   let recordHistory: typeof import('../../functions/allocation-history.js').handler;
   beforeAll(async () => {
     vi.resetModules();
-    ({ writeHistoryHeartbeat } = await import('../../shared/storage/history.js'));
+    ({ writeHistoryHeartbeat } = await import('../../shared/storage/history/stream.js'));
     ({ handler: recordHistory } = await import('../../functions/allocation-history.js'));
   });
 

@@ -1,7 +1,7 @@
 /**
  * The allocation event item: one committed change of a consumer's
  * allocations (shared/domain/history.ts), written by the history function
- * from the table's change stream (shared/storage/history.ts) and kept until
+ * from the table's change stream (shared/storage/history/stream.ts) and kept until
  * the table's TTL removes it.
  *
  *   pk HISTORY#CONSUMER#<uuid>    sk <commit time>#<stream sequence number>   the event
@@ -33,6 +33,8 @@ const AllocationEventAttribute = {
   consumerType: 'consumerType',
   requestId: 'requestId',
   previousProjectId: 'previousProjectId',
+  /** Absent on events recorded before it was kept (read as null). */
+  previousUserId: 'previousUserId',
   /** gzipped JSON `{before, after}`; absent on a provider's or project's item that refers to the consumer's. */
   holdings: 'holdings',
   expiresAt: TTL_ATTRIBUTE,
@@ -69,6 +71,7 @@ export function encodeAllocationEvent(event: AllocationEvent, sequenceNumber: st
     [A.consumerType]: event.consumerType,
     [A.requestId]: event.requestId,
     [A.previousProjectId]: event.previousProjectId,
+    [A.previousUserId]: event.previousUserId,
     [A.expiresAt]: expiresAt,
   };
   const copies = holdings.byteLength <= INLINE_HOLDINGS_BYTES ? { [A.holdings]: holdings } : {};
@@ -103,6 +106,7 @@ export function decodeAllocationEvent(item: Item): AllocationEvent {
     consumerType: nullableStringField(item, A.consumerType),
     requestId: nullableStringField(item, A.requestId),
     previousProjectId: nullableStringField(item, A.previousProjectId),
+    previousUserId: nullableStringField(item, A.previousUserId),
     before,
     after,
   };

@@ -2,7 +2,7 @@
  * The consumer removal note: when and by which request a consumer's last
  * allocations went. The consumer item is deleted in that commit, so the
  * change stream's record of it holds only the item as it was; the history
- * function (shared/storage/history.ts) reads this note, written in the same
+ * function (shared/storage/history/stream.ts) reads this note, written in the same
  * commit beside the consumer, for the event's time and request. It lapses
  * (TTL) after two days, longer than the stream keeps a record (24 hours).
  *

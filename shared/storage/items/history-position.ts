@@ -3,7 +3,7 @@
  * of the newest consumer change (or sweeper heartbeat, history-heartbeat.ts)
  * in the last batch it finished, when it finished it, and as which release
  * (absent when written by release 1.1.0 or earlier). Each history answer
- * carries it (shared/storage/history.ts), and GET /health.
+ * carries it (shared/storage/history/stream.ts), and GET /health.
  *
  *   pk HISTORY_STREAM   sk POSITION
  */

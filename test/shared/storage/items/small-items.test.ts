@@ -32,6 +32,14 @@ import {
   roomKey,
 } from '../../../../shared/storage/items/capacity-entry.js';
 
+import { decodeHourTotals, encodeHourTotals, HOUR_TOTALS_TYPE, hourTotalsKey } from '../../../../shared/storage/items/hour-totals.js';
+import {
+  decodeHourTotalsStart,
+  encodeHourTotalsStart,
+  HOUR_TOTALS_START_TYPE,
+  hourTotalsStartKey,
+} from '../../../../shared/storage/items/hour-totals-start.js';
+
 const uuid = 'a0000000-0000-4000-8000-000000000001';
 
 describe('the small item models', () => {
@@ -135,5 +143,22 @@ describe('the small item models', () => {
     expect(shardForProvider(uuid)).toBe(shardForProvider(uuid));
     const shards = new Set(Array.from({ length: 200 }, (_, n) => shardForProvider(`a0000000-0000-4000-8000-${String(n).padStart(12, '0')}`)));
     expect(shards.size).toBe(USE_COUNT_SHARDS);
+  });
+
+  it("round-trip a project's and a user's hour totals, the user's keyed so that no project id can pose as it", () => {
+    const hour = Date.UTC(2026, 11, 8, 1);
+    const totals = { hour, change: { VCPU: -2 }, deferred: { VCPU: -0.5, MEMORY_MB: 256 } };
+    expect(hourTotalsKey({ projectId: 'p1' }, hour)).toEqual({ pk: 'HOURS#PROJECT#p1', sk: '2026-12-08T01:00:00.000Z' });
+    expect(hourTotalsKey({ projectId: 'p1', userId: 'u1' }, hour)).toEqual({ pk: 'HOURS#USER#["p1","u1"]', sk: '2026-12-08T01:00:00.000Z' });
+    const item = encodeHourTotals({ projectId: 'p1', userId: 'u1' }, totals, 7, 1_000);
+    expect(item).toMatchObject({ type: HOUR_TOTALS_TYPE, eventsSeen: 7, expiresAt: 1_000 });
+    expect(decodeHourTotals(item)).toEqual(totals);
+    expect(decodeHourTotals({ ...hourTotalsKey({ projectId: 'p1' }, hour) })).toEqual({ hour, change: {}, deferred: {} });
+  });
+
+  it('round-trip the start of the hour totals', () => {
+    const item = encodeHourTotalsStart(Date.UTC(2026, 11, 8, 2));
+    expect(item).toEqual({ ...hourTotalsStartKey, type: HOUR_TOTALS_START_TYPE, start: '2026-12-08T02:00:00.000Z' });
+    expect(decodeHourTotalsStart(item)).toBe(Date.UTC(2026, 11, 8, 2));
   });
 });

@@ -1,7 +1,7 @@
 /**
- * The allocation history's storage (docs/operators/history.md): the events
- * the history function makes from the table's change stream, and the
- * reads of the history routes.
+ * What the history function makes of the table's change stream
+ * (docs/operators/history.md): the allocation events, their hour totals
+ * (hour-totals.ts), and how far it has read the stream.
  *
  * The stream's record of a consumer item holds the item before and after
  * the commit. The write stamps the item with its time (`updatedAt`) and its
@@ -12,27 +12,19 @@
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { allocationEvent, type AllocationEvent, type ChangeStamp } from '../domain/history.js';
-import type { Consumer } from '../domain/model.js';
-import { config } from '../config.js';
-import { putItem, tableName, updateItem } from './dynamodb.js';
-import { recordConsumedCapacity, RETURN_CONSUMED_CAPACITY } from './consumed-capacity.js';
-import { batchGet, getItem, queryAll, queryPage } from './reads.js';
-import { putAll } from './commit/journal.js';
-import { TYPE_ATTRIBUTE, type Item } from './items/fields.js';
-import { CONSUMER_TYPE, consumerRequestId, decodeConsumer } from './items/consumer.js';
-import { consumerRemovalKey, decodeConsumerRemoval } from './items/consumer-removal.js';
-import {
-  consumerHistoryPk,
-  decodeAllocationEvent,
-  encodeAllocationEvent,
-  projectHistoryPk,
-  providerHistoryPk,
-  referredEvent,
-  sortKeyFrom,
-} from './items/allocation-event.js';
-import { decodeStreamCheckpoint, encodeStreamCheckpoint, streamCheckpointKey, type StreamCheckpoint } from './items/stream-checkpoint.js';
-import { decodeHistoryPosition, encodeHistoryPosition, historyPositionKey, type HistoryPosition } from './items/history-position.js';
+import { allocationEvent, type AllocationEvent, type ChangeStamp } from '../../domain/history.js';
+import type { Consumer } from '../../domain/model.js';
+import { config } from '../../config.js';
+import { isConditionalCheckFailed, putItem, tableName, updateItem } from '../dynamodb.js';
+import { recordConsumedCapacity, RETURN_CONSUMED_CAPACITY } from '../consumed-capacity.js';
+import { getItem } from '../reads.js';
+import { putAll } from '../commit/journal.js';
+import { TYPE_ATTRIBUTE, type Item } from '../items/fields.js';
+import { CONSUMER_TYPE, consumerRequestId, decodeConsumer } from '../items/consumer.js';
+import { consumerRemovalKey, decodeConsumerRemoval } from '../items/consumer-removal.js';
+import { encodeAllocationEvent } from '../items/allocation-event.js';
+import { decodeStreamCheckpoint, encodeStreamCheckpoint, streamCheckpointKey, type StreamCheckpoint } from '../items/stream-checkpoint.js';
+import { decodeHistoryPosition, encodeHistoryPosition, historyPositionKey, type HistoryPosition } from '../items/history-position.js';
 import {
   decodeHistoryHeartbeat,
   encodeHistoryHeartbeat,
@@ -41,8 +33,9 @@ import {
   historyHeartbeatKey,
   isHistoryHeartbeat,
   type HistoryHeartbeat,
-} from './items/history-heartbeat.js';
-import { decodeHistoryLanes, historyLanesKey, laneAttribute } from './items/history-lanes.js';
+} from '../items/history-heartbeat.js';
+import { decodeHistoryLanes, historyLanesKey, laneAttribute } from '../items/history-lanes.js';
+import { keepHourTotals, markHourTotalsStart } from './hour-totals.js';
 
 /** What the history reads of a change stream record: Lambda's event and DynamoDB Streams' GetRecords give the same. */
 export interface ChangeRecord {
@@ -87,11 +80,12 @@ const expiresAt = (at: string): number => Math.ceil(Date.parse(at) / 1000) + con
  * and then how far the stream has been read; the other records are passed
  * over. Each event's items are keyed by its record's sequence number, so
  * the batch may be written again (the stream's retry) without doubling
- * anything. Returns the events written.
+ * anything; then the hour totals of the hours they fall in. Returns the
+ * events written.
  */
 export async function recordAllocationEvents(records: readonly ChangeRecord[]): Promise<number> {
   const items: Item[] = [];
-  let events = 0;
+  const events: AllocationEvent[] = [];
   /** The newest commit time among the consumer records and heartbeats (ISO 8601 strings in UTC sort as times). */
   let newest = '';
   /** The newest heartbeat of each lane the batch carries. */
@@ -116,16 +110,40 @@ export async function recordAllocationEvents(records: readonly ChangeRecord[]): 
     const event = allocationEvent(before, after, stamp);
     if (event === undefined) continue;
     items.push(...encodeAllocationEvent(event, change.SequenceNumber!, expiresAt(event.at)));
-    events++;
+    events.push(event);
   }
   await putAll(items);
-  if (newest !== '') {
-    const position = { newestChangeRead: newest, readAt: new Date().toISOString(), release: config.release };
-    const output = await putItem({ TableName: tableName(), Item: encodeHistoryPosition(position), ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY });
-    recordConsumedCapacity(output.ConsumedCapacity, 'write');
-  }
+  await keepHourTotals(events);
+  if (newest !== '') await saveHistoryPosition({ newestChangeRead: newest, readAt: new Date().toISOString(), release: config.release });
   if (lanes.size > 0) await saveLanesRead(lanes);
-  return events;
+  return events.length;
+}
+
+/**
+ * Writes how far the stream has been read. A position written before by a
+ * release that keeps no hour totals (1.1.0, beside this one during a
+ * deploy or after a rollback: it stamps no release) may have recorded
+ * events without theirs, so the hours until the next are read from events
+ * (hour-totals.ts); where no position was ever written, every hour has its
+ * totals.
+ */
+async function saveHistoryPosition(position: HistoryPosition): Promise<void> {
+  const put = (condition?: string) =>
+    putItem({
+      TableName: tableName(),
+      Item: encodeHistoryPosition(position),
+      ...(condition === undefined ? {} : { ConditionExpression: condition, ExpressionAttributeNames: { '#release': 'release' } }),
+      ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,
+    });
+  try {
+    recordConsumedCapacity((await put('attribute_exists(#release)')).ConsumedCapacity, 'write');
+    return;
+  } catch (error) {
+    if (!isConditionalCheckFailed(error)) throw error;
+  }
+  const previous = await getItem(historyPositionKey);
+  if (previous?.release === undefined) await markHourTotalsStart(previous === undefined);
+  recordConsumedCapacity((await put()).ConsumedCapacity, 'write');
 }
 
 /** Moves each lane to the newest heartbeat the batch read on it (the other lanes' shards are read by other batches). */
@@ -147,81 +165,6 @@ export async function readHistoryLanes(): Promise<Map<number, string>> {
   const item = await getItem(historyLanesKey, { consistent: false });
   return item === undefined ? new Map() : decodeHistoryLanes(item);
 }
-
-/** A time range of commit times, ISO 8601 in UTC: from `since` on, before `until`. */
-export interface HistoryRange {
-  since?: string;
-  until?: string;
-}
-
-/** A page of events: `next` is where the next page starts after (the last event's sort key), absent on the last page. */
-export interface EventPage {
-  events: AllocationEvent[];
-  next?: string;
-}
-
-/** What of a partition a listing reads: its range, and a page of it (at most `limit` events after the marker `after`). */
-interface EventQuery extends HistoryRange {
-  limit?: number;
-  after?: string;
-}
-
-/** Events of one history partition in the range, oldest first, up to the limit. */
-async function listEvents(pk: string, { since, until, limit, after }: EventQuery): Promise<EventPage> {
-  // A sort key is `<at>#<sequence number>`: from `since` itself it is at least `since`, and at `until` itself already more than `until`.
-  const range =
-    since !== undefined && until !== undefined
-      ? ' AND #sk BETWEEN :since AND :until'
-      : since !== undefined
-        ? ' AND #sk >= :since'
-        : until !== undefined
-          ? ' AND #sk < :until'
-          : '';
-  const input = {
-    KeyConditionExpression: `#pk = :pk${range}`,
-    ExpressionAttributeNames: { '#pk': 'pk', ...(range === '' ? {} : { '#sk': 'sk' }) },
-    ExpressionAttributeValues: {
-      ':pk': pk,
-      ...(since === undefined ? {} : { ':since': sortKeyFrom(since) }),
-      ...(until === undefined ? {} : { ':until': sortKeyFrom(until) }),
-    },
-  };
-  let items: Item[];
-  let next: string | undefined;
-  if (limit === undefined) {
-    items = await queryAll(input);
-  } else {
-    // Pages of the query until one more than the limit is read (so that a last page says it is the last), starting
-    // after the marker (inside the range: the caller checks).
-    items = [];
-    let start: Item | undefined = after === undefined ? undefined : { pk, sk: after };
-    do {
-      const page = await queryPage({ ...input, Limit: limit + 1 - items.length }, start);
-      items.push(...page.items);
-      start = page.next;
-    } while (start !== undefined && items.length <= limit);
-    if (items.length > limit) {
-      items = items.slice(0, limit);
-      next = items.at(-1)!.sk as string;
-    }
-  }
-  const referred = items.map(referredEvent);
-  const wanted = referred.filter((key) => key !== undefined);
-  const full = new Map((wanted.length === 0 ? [] : await batchGet(wanted)).map((item) => [`${item.pk as string}/${item.sk as string}`, item]));
-  const events = items.flatMap((item, n) => {
-    const key = referred[n];
-    const event = key === undefined ? item : full.get(`${key.pk}/${key.sk}`);
-    // A referred event that lapsed (TTL) between the two reads is left out, as it would be a moment later.
-    return event === undefined ? [] : [decodeAllocationEvent(event)];
-  });
-  return { events, next };
-}
-
-export const listConsumerEvents = (uuid: string, query: EventQuery): Promise<EventPage> => listEvents(consumerHistoryPk(uuid), query);
-export const listProviderEvents = (uuid: string, query: EventQuery): Promise<EventPage> => listEvents(providerHistoryPk(uuid), query);
-/** Every event of a project in the range (what its resource-hours are computed from). */
-export const listProjectEvents = async (projectId: string, range: HistoryRange): Promise<AllocationEvent[]> =>
-  (await listEvents(projectHistoryPk(projectId), range)).events;
 
 /** How far the history function has read the stream; undefined before it read anything. */
 export async function readHistoryPosition(): Promise<HistoryPosition | undefined> {
