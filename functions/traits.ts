@@ -55,16 +55,9 @@ async function providerTraitEntries(provider: Provider): Promise<CatalogEntry[]>
   return provider.traits.flatMap((name) => found.get(name) ?? []);
 }
 
-/**
- * A listing of at most this many traits asks their holder entries (one round of concurrent queries); a longer one,
- * the whole catalog (377 standard traits), reads every provider instead: its 377 queries took 0.3-0.4 s locally at
- * any size, and past the fuzzer's 3 s bound on a loaded machine (issue 52 has the figures).
- */
-const ASKED_BY_ENTRIES = 32;
-
-/** Which of the listed traits some provider holds: from the trait holder entries once built, for a short list; else from every provider. */
+/** Which of the listed traits some provider holds: from the holders their entries name once the entries are built; else from every provider. */
 async function associatedTraits(listed: readonly CatalogEntry[]): Promise<Set<string>> {
-  if (entriesBuilt() && listed.length <= ASKED_BY_ENTRIES) return traitsHeld(listed.map((entry) => entry.name));
+  if (entriesBuilt()) return traitsHeld(listed);
   return new Set((await listProviders()).flatMap((provider) => provider.traits));
 }
 

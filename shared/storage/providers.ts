@@ -40,6 +40,7 @@ import { SORT_PART_BYTES } from './items/key-parts.js';
 import { capacityEntryChanges } from './entries/capacity-entries.js';
 import { agreesWithEntries, listSearchEntries, searchEntryWrites } from './entries/search-entries.js';
 import { addEntriesAhead, cleanUpEntries, ENTRIES_REMOVED_BY_THE_REQUEST, entriesOf, holdUntil } from './entries/outside-commit.js';
+import { noteTraitHolders } from './trait-holders.js';
 
 export async function getProvider(uuid: string): Promise<Provider | undefined> {
   const item = await getItem(providerKey(uuid));
@@ -491,6 +492,21 @@ const OUTSIDE_COMMIT_SINCE_FORMAT = 2;
  * whose other writes still pass one transaction, keeps the usual plan.
  */
 export function providerChangePlan(before: Provider, after: Provider | undefined, errors: ProviderChangeErrors = {}): Plan<undefined> {
+  const plan = planProviderChange(before, after, errors);
+  const had = new Set(before.traits);
+  const gained = (after?.traits ?? []).filter((trait) => !had.has(trait));
+  if (gained.length === 0) return plan;
+  // Before anything that gives the provider a trait is written (trait-holders.ts).
+  return {
+    ...plan,
+    beforeCommit: async () => {
+      await noteTraitHolders(new Map(gained.map((trait) => [trait, before.uuid])));
+      await plan.beforeCommit?.();
+    },
+  };
+}
+
+function planProviderChange(before: Provider, after: Provider | undefined, errors: ProviderChangeErrors): Plan<undefined> {
   const writes = providerChangeWrites(before, after, errors);
   if (writes.length <= MAX_TRANSACTION_ITEMS || writesFormat() < OUTSIDE_COMMIT_SINCE_FORMAT) return { writes };
   const sharing = before.traits.includes(SHARING_TRAIT);

@@ -210,8 +210,17 @@ describe('the questions about all providers, answered from their entries (format
     await provider('associated-holder', { traits: ['CUSTOM_ASSOCIATED_HELD'] });
     const held = await ok(api('GET', '/traits?associated=true&name=in:CUSTOM_ASSOCIATED_HELD,CUSTOM_ASSOCIATED_NOT'));
     expect(held.body.traits).toEqual(['CUSTOM_ASSOCIATED_HELD']);
-    // 2 catalog entries, the held trait's holder entry and its holder's item; before format 3, every provider.
-    expect((await unitsOf(held)).itemsRead).toBe(4);
+    // 2 catalog entries and the holder its entry names; before format 3, every provider.
+    expect((await unitsOf(held)).itemsRead).toBe(3);
+    // The whole catalog: its entries and at most one provider per held trait (the holder its entry names); before,
+    // every provider too.
+    const catalog = await ok(api('GET', '/traits'));
+    const whole = await ok(api('GET', '/traits?associated=true'));
+    expect(whole.body.traits).toContain('CUSTOM_ASSOCIATED_HELD');
+    expect(whole.body.traits).not.toContain('CUSTOM_ASSOCIATED_NOT');
+    const { itemsRead } = await unitsOf(whole);
+    expect(itemsRead).toBeLessThanOrEqual(catalog.body.traits.length + whole.body.traits.length);
+    expect(itemsRead).toBeLessThan(catalog.body.traits.length + PROVIDERS);
   });
 
   it("a rename of a custom class reads the class's holders, not every provider", async () => {

@@ -10,7 +10,8 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { PlacementClient } from '../../admin/placement-client.js';
-import { putItem, tableName } from '../../shared/storage/dynamodb.js';
+import { putItem, tableName, updateItem } from '../../shared/storage/dynamodb.js';
+import { catalogEntryKey, TRAITS_PK } from '../../shared/storage/items/catalog-entry.js';
 import { encodeStorageFormat } from '../../shared/storage/items/storage-format.js';
 import { verifyAllEntries } from '../support/entries.js';
 import { nth } from '../support/journal-requests.js';
@@ -53,6 +54,8 @@ describe('the build of the entries, killed half-way and finalized again', () => 
       const claim = { allocations: { [uuid]: { resources: { VCPU: 4, MEMORY_MB: 8192, DISK_GB: 40 } } }, project_id: 'p', user_id: 'u' };
       expect((await placement.put(`/allocations/${randomUUID()}`, { ...claim, consumer_generation: null, consumer_type: 'INSTANCE' })).status).toBe(204);
     }
+    // 1.1.0 names no holder on the traits' catalog entries: the build must (the verify says so).
+    for (const trait of TRAITS) await updateItem({ TableName: tableName(), Key: catalogEntryKey(TRAITS_PK, trait), UpdateExpression: 'REMOVE holder' });
   }
 
   for (const point of KILL_POINTS) {

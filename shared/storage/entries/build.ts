@@ -12,7 +12,9 @@
  *   (config.longestRequestSeconds), and once no multi-step change begun
  *   before then is open (its staged writes were planned in the older format);
  * - it walks the byShard index, shard by shard, a page at a time, reads the
- *   page's providers strongly and writes each one's entries in a
+ *   page's providers strongly, names a holder on the catalog entry of each
+ *   trait they hold that names none (trait-holders.ts: release 1.1.0 names
+ *   none), and writes each one's entries in a
  *   transaction that also requires the provider to be as read (a write
  *   meanwhile makes it read again), so no entry it writes is stale;
  * - after each page it records where the shard got to in the format
@@ -40,6 +42,7 @@ import { allShards, ProviderAttribute } from '../items/provider.js';
 import { EntriesBuildAttribute as B, SHARD_DONE, STORAGE_FORMAT_KEY, StorageFormatAttribute, type EntriesBuild } from '../items/storage-format.js';
 import { getProviders, providerStillAsRead } from '../providers.js';
 import { entriesOfProvider } from './of-provider.js';
+import { noteTraitHolders } from '../trait-holders.js';
 
 /** Providers read per page of a shard: one strongly consistent batch read and a few transactions. */
 const PAGE_PROVIDERS = 100;
@@ -128,6 +131,8 @@ async function buildProviders(uuids: string[]): Promise<{ providers: number; ent
   for (let attempt = 0; pending.length > 0; attempt++) {
     if (attempt >= ATTEMPTS) throw new ConcurrentUpdate();
     const providers = [...(await getProviders(pending)).values()];
+    // A holder named for each trait held, before readers take the entries (trait-holders.ts).
+    await noteTraitHolders(new Map(providers.flatMap((provider) => provider.traits.map((trait) => [trait, provider.uuid] as const))));
     const parts = providers.flatMap((provider) => buildParts(provider).map((writes) => ({ uuid: provider.uuid, writes })));
     const failed = new Set<string>();
     await eachConcurrently(

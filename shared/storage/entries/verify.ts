@@ -13,7 +13,9 @@
  * 3. traits: each trait's holder entries: one whose provider is gone or
  *    does not hold the trait is one, unless a cleanup of a committed change
  *    still has to remove it, or a change writing ahead holds it (those are
- *    counted as pending: the bound the design gives them, at most a sweep).
+ *    counted as pending: the bound the design gives them, at most a sweep);
+ *    so is a trait held whose catalog entry names no holder
+ *    (trait-holders.ts).
  *
  * A disagreement is read again once before it is named, so that a write
  * between the two reads of a live region is not taken for one.
@@ -145,9 +147,9 @@ function capacityJudge(resourceClass: string): Judge {
   };
 }
 
-function traitJudge(trait: string, cleanups: Set<string>): Judge {
+function traitJudge(trait: string, cleanups: Set<string>, unnamed: Set<string>): Judge {
   return (item, provider) => {
-    if (provider?.traits.includes(trait)) return undefined;
+    if (provider?.traits.includes(trait)) return unnamed.has(trait) ? 'its provider holds the trait, whose catalog entry names no holder' : undefined;
     const uuid = decodeSearchEntry(item);
     const heldUntil = item[SearchEntryAttribute.heldUntil];
     if (cleanups.has(`${uuid} ${trait}`) || (typeof heldUntil === 'number' && heldUntil >= Date.now())) return 'pending';
@@ -186,11 +188,13 @@ const VERIFY_TIME_KEPT_MS = 5_000;
 /** Verifies from `start` (undefined: the beginning) for a while (VERIFY_STEP_MS) or to the end, and says where to go on. */
 export async function verifyEntries(start: VerifyCursor | undefined): Promise<VerifyPage> {
   const until = Date.now() + Math.min(VERIFY_STEP_MS, timeLeftMs() - VERIFY_TIME_KEPT_MS);
-  const [classes, traitNames, cleanups] = await Promise.all([
+  const [classes, traitEntries, cleanups] = await Promise.all([
     resourceClasses.list().then((entries) => entries.map((entry) => entry.name).sort()),
-    traits.list().then((entries) => entries.map((entry) => entry.name).sort()),
+    traits.list(),
     openEntryCleanups(),
   ]);
+  const traitNames = traitEntries.map((entry) => entry.name).sort();
+  const unnamed = new Set(traitEntries.filter((entry) => entry.holder === undefined).map((entry) => entry.name));
   const pendingCleanups = new Set(cleanups.flatMap((cleanup) => cleanup.traits.map((trait) => `${cleanup.uuid} ${trait}`)));
   const total: VerifyPage = { providers: 0, entries: 0, pending: 0, disagreements: [] };
   let cursor: VerifyCursor | undefined = start ?? { phase: 'providers', shard: 0 };
@@ -206,7 +210,13 @@ export async function verifyEntries(start: VerifyCursor | undefined): Promise<Ve
               `capacity ${cursor.name}`,
               capacityJudge(cursor.name),
             )
-          : await entriesPage(traitPartition(cursor.name), cursor.after, decodeSearchEntry, `trait ${cursor.name}`, traitJudge(cursor.name, pendingCleanups));
+          : await entriesPage(
+              traitPartition(cursor.name),
+              cursor.after,
+              decodeSearchEntry,
+              `trait ${cursor.name}`,
+              traitJudge(cursor.name, pendingCleanups, unnamed),
+            );
     total.providers += page.providers;
     total.entries += page.entries;
     total.pending += page.pending;

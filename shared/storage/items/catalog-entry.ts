@@ -9,6 +9,11 @@
  * write one item. Entries written before the shards existed carry their
  * count here (`refs`) and no `useCountShards`; catalog.ts adds their shards
  * the first time a writer looks them up, and keeps counting `refs` in.
+ *
+ * A trait's entry names a provider that held it (`holder`), set before the
+ * first holding of the trait is committed and kept until the entry goes, so
+ * that every trait some provider holds names one (trait-holders.ts): GET
+ * /traits?associated= reads those providers instead of every one.
  */
 import { booleanField, numberField, stringField, TYPE_ATTRIBUTE, type Item, type Key } from './fields.js';
 
@@ -26,6 +31,8 @@ export const CatalogEntryAttribute = {
   legacyRefs: 'refs',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt',
+  /** Traits: a provider that held the trait when it was first held (absent: never held since the entry was written). */
+  holder: 'holder',
 } as const;
 const A = CatalogEntryAttribute;
 
@@ -38,6 +45,8 @@ export interface CatalogEntry {
   legacyRefs: number;
   createdAt: string;
   updatedAt: string;
+  /** Traits: a provider that held it (see the module's comment). */
+  holder?: string;
 }
 
 export const catalogEntryKey = (partition: string, name: string): Key => ({ pk: partition, sk: name });
@@ -51,6 +60,7 @@ export const encodeCatalogEntry = (partition: string, entry: CatalogEntry): Item
   [A.legacyRefs]: entry.legacyRefs || undefined,
   [A.createdAt]: entry.createdAt,
   [A.updatedAt]: entry.updatedAt,
+  ...(entry.holder !== undefined && { [A.holder]: entry.holder }),
 });
 
 export const decodeCatalogEntry = (item: Item): CatalogEntry => ({
@@ -60,4 +70,5 @@ export const decodeCatalogEntry = (item: Item): CatalogEntry => ({
   legacyRefs: item[A.legacyRefs] === undefined ? 0 : numberField(item, A.legacyRefs),
   createdAt: stringField(item, A.createdAt),
   updatedAt: stringField(item, A.updatedAt),
+  ...(item[A.holder] !== undefined && { holder: stringField(item, A.holder) }),
 });

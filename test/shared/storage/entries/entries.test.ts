@@ -7,7 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PlacementClient } from '../../../../admin/placement-client.js';
-import { putItem, deleteItem, tableName } from '../../../../shared/storage/dynamodb.js';
+import { putItem, deleteItem, tableName, updateItem } from '../../../../shared/storage/dynamodb.js';
+import { catalogEntryKey, TRAITS_PK } from '../../../../shared/storage/items/catalog-entry.js';
 import { queryAll } from '../../../../shared/storage/reads.js';
 import { capacityPartitions, capacitySortFrom, decodeCapacityEntry, encodeCapacityEntry } from '../../../../shared/storage/items/capacity-entry.js';
 import { traitHolderKey, traitPartition } from '../../../../shared/storage/items/search-entry.js';
@@ -217,8 +218,9 @@ describe("format 3's entries, kept by every write", () => {
     expect(await withRoomFor('PCPU')).toEqual([]);
   });
 
-  it('name what disagrees with the providers: a capacity entry that says too much, a trait holder missing, an entry of a provider gone', async () => {
+  it('name what disagrees with the providers: a capacity entry that says too much, a trait holder missing, an entry of a provider gone, a trait held whose catalog entry names no holder', async () => {
     const gone = randomUUID();
+    await updateItem({ TableName: tableName(), Key: catalogEntryKey(TRAITS_PK, 'COMPUTE_VOLUME_MULTI_ATTACH'), UpdateExpression: 'REMOVE holder' });
     const wrong = encodeCapacityEntry({ resourceClass: 'VCPU', uuid: host, room: 9, minUnit: 1, stepSize: 1 });
     await putItem({ TableName: tableName(), Item: wrong });
     await putItem({ TableName: tableName(), Item: encodeCapacityEntry({ resourceClass: 'DISK_GB', uuid: gone, room: 100, minUnit: 1, stepSize: 1 }) });
@@ -229,8 +231,14 @@ describe("format 3's entries, kept by every write", () => {
         { provider: host, entry: `${traitPartition('HW_CPU_X86_AVX2')} RP#${host}`, subject: 'trait HW_CPU_X86_AVX2', problem: 'missing' },
         { provider: host, entry: `${wrong.pk} ${wrong.sk}`, subject: 'capacity VCPU', problem: 'says room for 9, its provider 16' },
         expect.objectContaining({ provider: gone, subject: 'capacity DISK_GB', problem: 'its provider is gone' }),
+        {
+          provider: host,
+          entry: `${traitPartition('COMPUTE_VOLUME_MULTI_ATTACH')} RP#${host}`,
+          subject: 'trait COMPUTE_VOLUME_MULTI_ATTACH',
+          problem: 'its provider holds the trait, whose catalog entry names no holder',
+        },
       ]),
     );
-    expect(disagreements).toHaveLength(3);
+    expect(disagreements).toHaveLength(4);
   });
 });
