@@ -1,7 +1,8 @@
 /** The cases: candidate requests on clouds of each size, and the wide tree. */
 import { batchWrite } from '../lib/batch-write.js';
 import { usagesFromAllocations } from '../../admin/region-copy/region.js';
-import { regionItems } from '../synthetic-region/items.js';
+import { regionItems, traitHolders } from '../synthetic-region/items.js';
+import { noteTraitHolders } from '../../shared/storage/trait-holders.js';
 import { SyntheticRegion } from '../synthetic-region/region.js';
 import { CLOUD_SHAPE, WIDE_CHILDREN, WIDE_TIMEOUT_MS, FLAVOR, LOAD_THROUGH_API, log } from './settings.js';
 import { LoadedRegion } from '../synthetic-region/api-loader.js';
@@ -58,7 +59,10 @@ export async function runSize(size: number, service: OurService, referenceUrl: s
   // Through the API: each service writes what it writes for its clients (for ours, the entries of format 3 too).
   const items = LOAD_THROUGH_API ? [] : regionItems(cloud);
   if (LOAD_THROUGH_API) await new LoadedRegion(region, new PlacementClient(service.url)).resize(size);
-  else await batchWrite(items);
+  else {
+    await batchWrite(items);
+    await noteTraitHolders(traitHolders(cloud));
+  }
   const ourLoadSeconds = seconds(started);
   log(`N=${size}: ours loaded, ${LOAD_THROUGH_API ? 'through its API' : `${items.length} items`} in ${ourLoadSeconds.toFixed(1)} s`);
   started = performance.now();

@@ -62,7 +62,9 @@ export function consumerItems(record: ConsumerRecord, now = new Date().toISOStri
 /**
  * Every item the API would have written for the region in a table at the
  * newest storage format: providers with their names and every entry
- * (aggregates, sharing, traits, capacity), consumers, allocations.
+ * (aggregates, sharing, traits, capacity), consumers, allocations; but for
+ * the catalog, whose entries are there already and whose traits' holders
+ * are noted on them (traitHolders).
  */
 export function regionItems(region: Region, options: { consumers?: boolean } = {}): Item[] {
   const now = new Date().toISOString();
@@ -72,4 +74,16 @@ export function regionItems(region: Region, options: { consumers?: boolean } = {
   }
   if (options.consumers !== false) for (const consumer of region.consumers) items.push(...consumerItems(consumer, now));
   return items;
+}
+
+/**
+ * A holder of each trait the region's providers hold, trait to provider
+ * uuid: what the API notes on the traits' catalog entries as providers take
+ * them (shared/storage/trait-holders.ts), which items written below it must
+ * note too.
+ */
+export function traitHolders(region: Region): Map<string, string> {
+  const holders = new Map<string, string>();
+  for (const provider of region.providers) for (const trait of provider.traits) if (!holders.has(trait)) holders.set(trait, provider.uuid);
+  return holders;
 }
