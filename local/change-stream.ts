@@ -32,7 +32,7 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { handler as recordHistory } from '../functions/allocation-history.js';
 import { config } from '../shared/config.js';
-import { HISTORY_FEED } from '../shared/history-feed.js';
+import { HISTORY_FEED, type SetAsideBatch } from '../shared/history-feed.js';
 import { logger } from '../shared/http/logger.js';
 import { dynamo, tableName } from '../shared/storage/client.js';
 import { readStreamCheckpoint, saveStreamCheckpoint } from '../shared/storage/history/stream.js';
@@ -70,23 +70,6 @@ export interface FailureHandling {
   retryAttempts: number;
   /** Where a batch given up is told (without one it is passed over, as Lambda does); the function's ARN for the record. */
   onFailure?: { queueUrl: string; functionArn: string };
-}
-
-/** What Lambda sends to a DynamoDB stream mapping's on-failure destination: the batch it gave up, by shard and sequence numbers (not the records). */
-export interface SetAsideBatch {
-  requestContext: { requestId: string; functionArn: string; condition: 'RetryAttemptsExhausted'; approximateInvokeCount: number };
-  responseContext: { statusCode: number; executedVersion: string; functionError: string };
-  version: '1.0';
-  timestamp: string;
-  DDBStreamBatchInfo: {
-    shardId: string;
-    startSequenceNumber: string;
-    endSequenceNumber: string;
-    approximateArrivalOfFirstRecord: string;
-    approximateArrivalOfLastRecord: string;
-    batchSize: number;
-    streamArn: string;
-  };
 }
 
 type Image = NonNullable<NonNullable<StreamRecord['dynamodb']>['NewImage']>;

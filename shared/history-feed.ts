@@ -18,3 +18,25 @@ export const HISTORY_FEED = {
   bisectBatchOnError: true,
   retryAttempts: 10,
 } as const;
+
+/**
+ * What Lambda sends to the on-failure destination for a stream batch it
+ * gives up (its invocation record): where the batch is in the stream, not
+ * its records. local/change-stream.ts sends the same; placement-admin
+ * history-set-aside reads it.
+ */
+export interface SetAsideBatch {
+  requestContext: { requestId: string; functionArn: string; condition: 'RetryAttemptsExhausted'; approximateInvokeCount: number };
+  responseContext: { statusCode: number; executedVersion: string; functionError: string };
+  version: '1.0';
+  timestamp: string;
+  DDBStreamBatchInfo: {
+    shardId: string;
+    startSequenceNumber: string;
+    endSequenceNumber: string;
+    approximateArrivalOfFirstRecord: string;
+    approximateArrivalOfLastRecord: string;
+    batchSize: number;
+    streamArn: string;
+  };
+}

@@ -9,22 +9,8 @@
  * peeked (visibility timeout 0), so a listing takes nothing away.
  */
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { SetAsideBatch } from '../../shared/history-feed.js';
 import { command } from '../command-line.js';
-
-/** Lambda's invocation record for a DynamoDB stream batch it gave up (the fields listed here). */
-interface SetAsideBatch {
-  timestamp: string;
-  requestContext: { functionArn: string; condition: string; approximateInvokeCount: number };
-  DDBStreamBatchInfo: {
-    shardId: string;
-    startSequenceNumber: string;
-    endSequenceNumber: string;
-    approximateArrivalOfFirstRecord: string;
-    approximateArrivalOfLastRecord: string;
-    batchSize: number;
-    streamArn: string;
-  };
-}
 
 /** A stream keeps a record this long after its change. */
 const STREAM_RETENTION_MS = 24 * 3_600_000;
