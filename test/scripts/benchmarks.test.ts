@@ -106,7 +106,9 @@ describe('the benchmarks that start their own services', { timeout: 300_000 }, (
 
   it('history-report', async () => {
     // Its table has a change stream: on a DynamoDB Local of its own (test/support/tables.ts, useDynamoDbLocalOfItsOwn).
-    expectTable(await npmRun('history-report', [], { HISTORY_CONSUMERS: '1', HISTORY_PAGED_EVENTS: '250', PLACEMENT_DYNAMODB_ENDPOINT: '' }));
+    expectTable(
+      await npmRun('history-report', [], { HISTORY_CONSUMERS: '1', HISTORY_PAGED_EVENTS: '250', HISTORY_USAGE_EVENTS: '500', PLACEMENT_DYNAMODB_ENDPOINT: '' }),
+    );
   });
 
   it('bench (CRUD latency)', async () => {

@@ -1,15 +1,13 @@
 /**
  * Resource-hours kept as they happen (docs/operators/history.md): the
- * history function sums each hour's allocation events per project and per
- * user of it (items/hour-totals.ts), and a project's usage over a month
- * reads those hours instead of every event.
+ * history function adds each allocation event to its hour's totals, per
+ * project and per user of it (items/hour-totals.ts), and a project's usage
+ * over a month reads those hours instead of every event.
  *
- * A batch's events are written first (stream.ts); then each project-hour
- * they fall in is summed again from all its events, read strongly
- * consistent, so a batch the stream gives again writes the same totals,
- * and of two batches of one hour summing side by side the one that saw
- * more events wins (the stored item's eventsSeen). A user's totals are
- * written with the project's, from the same read.
+ * An event's item under its project and its additions to the totals are
+ * one transaction, conditioned on that item being new: a batch the stream
+ * gives again adds nothing twice, and each event costs the same however
+ * many its project has in the hour.
  */
 import { config } from '../../config.js';
 import { heldChange, HOUR_MS, hourOf, hourTotals, type AllocationEvent, type TimeRange, type UsageInputs, type UsageScope } from '../../domain/history.js';
@@ -19,51 +17,67 @@ import { recordConsumedCapacity, RETURN_CONSUMED_CAPACITY } from '../consumed-ca
 import { listProjectConsumers } from '../consumers.js';
 import { isConditionalCheckFailed, putItem, tableName } from '../dynamodb.js';
 import { getItem, queryAll } from '../reads.js';
-import { decodeHourTotals, encodeHourTotals, HourTotalsAttribute, hourSortKey, hourTotalsPk } from '../items/hour-totals.js';
+import { addToHourTotals, decodeHourTotals, hourSortKey, hourTotalsPk } from '../items/hour-totals.js';
+import type { Item } from '../items/fields.js';
+import { readPlanCommit } from '../commit/transaction.js';
+import type { Write } from '../commit/write.js';
 import { decodeHourTotalsStart, encodeHourTotalsStart, HOUR_TOTALS_START_ATTRIBUTE, hourTotalsStartKey } from '../items/hour-totals-start.js';
 import { listProjectEvents } from './listings.js';
 
 const iso = (at: number): string => new Date(at).toISOString();
 
-/** The users of a project an hour's events count for: whom each consumer is after the change, and before it. */
-function usersOf(events: readonly AllocationEvent[], projectId: string): string[] {
-  const users = new Set<string>();
-  for (const event of events) {
-    if (event.projectId === projectId) users.add(event.userId);
-    if ((event.previousProjectId ?? event.projectId) === projectId) users.add(event.previousUserId ?? event.userId);
-  }
-  return [...users];
+/** Whose totals an event changes: its project and user after the change, and before it. */
+function scopesOf(event: AllocationEvent): UsageScope[] {
+  const before = { projectId: event.previousProjectId ?? event.projectId, userId: event.previousUserId ?? event.userId };
+  const after = { projectId: event.projectId, userId: event.userId };
+  const scopes = [{ projectId: after.projectId }, after, { projectId: before.projectId }, before];
+  return [...new Map(scopes.map((scope) => [JSON.stringify(scope), scope])).values()];
 }
 
-/** Writes a scope's totals of an hour unless an item written from more of the hour's events is there. */
-async function putHourTotals(scope: UsageScope, totals: ReturnType<typeof hourTotals>, eventsSeen: number): Promise<void> {
-  const expiresAt = Math.ceil((totals.hour + HOUR_MS) / 1000) + config.historyRetentionDays * 86_400;
+/** The event is recorded under its project already: the stream gave its batch again. */
+class AlreadyRecorded extends Error {}
+
+/**
+ * Records an event under its projects and adds it to the totals of its
+ * hour, in one transaction conditioned on the project's item being new.
+ */
+async function recordWithTotals({ event, projectItems }: ProjectEvent): Promise<void> {
+  const hour = hourOf(Date.parse(event.at));
+  const expiresAt = Math.ceil((hour + HOUR_MS) / 1000) + config.historyRetentionDays * 86_400;
+  const writes: Write[] = [
+    ...projectItems.map((item): Write => ({
+      item: { Put: { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+      onConditionFailed: () => new AlreadyRecorded(),
+    })),
+    ...scopesOf(event).flatMap((scope): Write[] => {
+      const totals = hourTotals(hour, [event], scope);
+      return Object.keys(totals.change).length === 0 ? [] : [{ item: addToHourTotals(tableName(), scope, totals, expiresAt) }];
+    }),
+  ];
   try {
-    const output = await putItem({
-      TableName: tableName(),
-      Item: encodeHourTotals(scope, totals, eventsSeen, expiresAt),
-      ConditionExpression: 'attribute_not_exists(pk) OR #seen <= :seen',
-      ExpressionAttributeNames: { '#seen': HourTotalsAttribute.eventsSeen },
-      ExpressionAttributeValues: { ':seen': eventsSeen },
-      ReturnConsumedCapacity: RETURN_CONSUMED_CAPACITY,
-    });
-    recordConsumedCapacity(output.ConsumedCapacity, 'write');
+    await readPlanCommit(async () => ({ writes }));
   } catch (error) {
-    if (!isConditionalCheckFailed(error)) throw error;
+    if (!(error instanceof AlreadyRecorded)) throw error;
   }
 }
 
-/** Sums again every project-hour the events fall in (the project after the change, and before it), from all of its events. */
-export async function keepHourTotals(events: readonly AllocationEvent[]): Promise<void> {
-  const touched = new Map<string, { projectId: string; hour: number }>();
-  for (const event of events) {
-    const hour = hourOf(Date.parse(event.at));
-    for (const projectId of [event.projectId, event.previousProjectId ?? event.projectId]) touched.set(JSON.stringify([projectId, hour]), { projectId, hour });
-  }
-  await eachConcurrently([...touched.values()], async ({ projectId, hour }) => {
-    const hourEvents = await listProjectEvents(projectId, { since: iso(hour), until: iso(hour + HOUR_MS), consistent: true });
-    const scopes: UsageScope[] = [{ projectId }, ...usersOf(hourEvents, projectId).map((userId) => ({ projectId, userId }))];
-    await Promise.all(scopes.map((scope) => putHourTotals(scope, hourTotals(hour, hourEvents, scope), hourEvents.length)));
+/** An event and its items under its projects (items/allocation-event.ts). */
+export interface ProjectEvent {
+  event: AllocationEvent;
+  projectItems: Item[];
+}
+
+/**
+ * Records the events under their projects and adds each to its hour's
+ * totals, exactly once however often the stream gives the batch: a
+ * project's events one after another (they add to the same items), the
+ * projects side by side.
+ */
+export async function recordProjectEvents(events: readonly ProjectEvent[]): Promise<void> {
+  const byProject = new Map<string, ProjectEvent[]>();
+  for (const one of events) byProject.set(one.event.projectId, [...(byProject.get(one.event.projectId) ?? []), one]);
+  await eachConcurrently([...byProject.values()], async (ofProject) => {
+    for (const one of ofProject) await recordWithTotals(one);
   });
 }
 

@@ -12,7 +12,7 @@
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { allocationEvent, type AllocationEvent, type ChangeStamp } from '../../domain/history.js';
+import { allocationEvent, type ChangeStamp } from '../../domain/history.js';
 import type { Consumer } from '../../domain/model.js';
 import { config } from '../../config.js';
 import { isConditionalCheckFailed, putItem, tableName, updateItem } from '../dynamodb.js';
@@ -35,7 +35,7 @@ import {
   type HistoryHeartbeat,
 } from '../items/history-heartbeat.js';
 import { decodeHistoryLanes, historyLanesKey, laneAttribute } from '../items/history-lanes.js';
-import { keepHourTotals, markHourTotalsStart } from './hour-totals.js';
+import { markHourTotalsStart, recordProjectEvents, type ProjectEvent } from './hour-totals.js';
 
 /** What the history reads of a change stream record: Lambda's event and DynamoDB Streams' GetRecords give the same. */
 export interface ChangeRecord {
@@ -80,12 +80,12 @@ const expiresAt = (at: string): number => Math.ceil(Date.parse(at) / 1000) + con
  * and then how far the stream has been read; the other records are passed
  * over. Each event's items are keyed by its record's sequence number, so
  * the batch may be written again (the stream's retry) without doubling
- * anything; then the hour totals of the hours they fall in. Returns the
- * events written.
+ * anything (under a project, with the hour totals: hour-totals.ts).
+ * Returns the events written.
  */
 export async function recordAllocationEvents(records: readonly ChangeRecord[]): Promise<number> {
   const items: Item[] = [];
-  const events: AllocationEvent[] = [];
+  const events: ProjectEvent[] = [];
   /** The newest commit time among the consumer records and heartbeats (ISO 8601 strings in UTC sort as times). */
   let newest = '';
   /** The newest heartbeat of each lane the batch carries. */
@@ -109,11 +109,12 @@ export async function recordAllocationEvents(records: readonly ChangeRecord[]): 
     if (stamp.at > newest) newest = stamp.at;
     const event = allocationEvent(before, after, stamp);
     if (event === undefined) continue;
-    items.push(...encodeAllocationEvent(event, change.SequenceNumber!, expiresAt(event.at)));
-    events.push(event);
+    const { items: eventItems, projectItems } = encodeAllocationEvent(event, change.SequenceNumber!, expiresAt(event.at));
+    items.push(...eventItems);
+    events.push({ event, projectItems });
   }
   await putAll(items);
-  await keepHourTotals(events);
+  await recordProjectEvents(events);
   if (newest !== '') await saveHistoryPosition({ newestChangeRead: newest, readAt: new Date().toISOString(), release: config.release });
   if (lanes.size > 0) await saveLanesRead(lanes);
   return events.length;

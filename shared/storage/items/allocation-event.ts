@@ -54,11 +54,12 @@ export const eventSortKey = (at: string, sequenceNumber: string): string => `${a
 export const sortKeyFrom = (at: string): string => at;
 
 /**
- * The event's items: the consumer's, then one per provider it held
- * resources on before or after, then one per project it counted in;
+ * The event's items: the consumer's and one per provider it held resources
+ * on before or after (`items`), and one per project it counted in
+ * (`projectItems`, which the hour totals are added with);
  * `expiresAt` in seconds since the epoch.
  */
-export function encodeAllocationEvent(event: AllocationEvent, sequenceNumber: string, expiresAt: number): Item[] {
+export function encodeAllocationEvent(event: AllocationEvent, sequenceNumber: string, expiresAt: number): { items: Item[]; projectItems: Item[] } {
   const sk = eventSortKey(event.at, sequenceNumber);
   const holdings = gzipSync(JSON.stringify({ before: event.before, after: event.after }));
   const attributes: Item = {
@@ -81,11 +82,10 @@ export function encodeAllocationEvent(event: AllocationEvent, sequenceNumber: st
     { pk: consumerHistoryPk(event.consumer), ...attributes, [A.holdings]: holdings },
     () => `Allocation event of ${event.consumer}`,
   );
-  return [
-    consumerItem,
-    ...[...providers].map((uuid) => ({ pk: providerHistoryPk(uuid), ...attributes, ...copies })),
-    ...[...projects].map((projectId) => ({ pk: projectHistoryPk(projectId), ...attributes, ...copies })),
-  ];
+  return {
+    items: [consumerItem, ...[...providers].map((uuid) => ({ pk: providerHistoryPk(uuid), ...attributes, ...copies }))],
+    projectItems: [...projects].map((projectId) => ({ pk: projectHistoryPk(projectId), ...attributes, ...copies })),
+  };
 }
 
 /** The consumer's item an item without its own before and after refers to, or undefined for one that has them. */

@@ -2,24 +2,24 @@
  * The hour totals item: one hour's allocation events of a project, or of
  * one of its users, summed (shared/domain/history.ts HourTotals), so that a
  * month's resource-hours read about 720 of these instead of every event.
- * The history function writes them from the hour's events, which it reads
- * again whole each time a batch brings one (shared/storage/history/hour-totals.ts):
- * `eventsSeen` is how many events of the project's hour that read saw; the
- * events of an hour only grow, so a write that saw fewer than the stored
- * item is an older read and is refused. Kept as long as the events (TTL).
+ * The history function adds each event to them in the transaction that
+ * records the event under its project (shared/storage/history/hour-totals.ts).
+ * One attribute per class and sum, so that an event adds to them (ADD)
+ * without reading them first. Kept as long as the events (TTL).
  *
- *   pk HOURS#PROJECT#<project>          sk <hour, ISO 8601>   change, deferred (maps of class to number), eventsSeen, expiresAt
+ *   pk HOURS#PROJECT#<project>          sk <hour, ISO 8601>   change#<class>, deferred#<class>: numbers; expiresAt
  *   pk HOURS#USER#<[project, user]>     sk the same
  */
 import type { HourTotals, UsageScope } from '../../domain/history.js';
-import { numberMapField, stringField, TYPE_ATTRIBUTE, type Item, type Key } from './fields.js';
+import { stringField, TYPE_ATTRIBUTE, type Item, type Key } from './fields.js';
 import { clientPart } from './key-parts.js';
 import { TTL_ATTRIBUTE } from '../table-definition.js';
+import type { WriteAction } from '../commit/write.js';
 
 export const HOUR_TOTALS_TYPE = 'hourTotals';
 
-export const HourTotalsAttribute = { change: 'change', deferred: 'deferred', eventsSeen: 'eventsSeen', expiresAt: TTL_ATTRIBUTE } as const;
-const A = HourTotalsAttribute;
+/** The attribute of one class's sum: `change#VCPU`, `deferred#VCPU`. */
+export const hourTotalsAttribute = (sum: 'change' | 'deferred', resourceClass: string): string => `${sum}#${resourceClass}`;
 
 /** A scope's partition; a user's is keyed by the JSON of project and user, which no project id alone can pose as. */
 export const hourTotalsPk = ({ projectId, userId }: UsageScope): string =>
@@ -30,17 +30,34 @@ export const hourSortKey = (hour: number): string => new Date(hour).toISOString(
 
 export const hourTotalsKey = (scope: UsageScope, hour: number): Key => ({ pk: hourTotalsPk(scope), sk: hourSortKey(hour) });
 
-export const encodeHourTotals = (scope: UsageScope, totals: HourTotals, eventsSeen: number, expiresAt: number): Item => ({
-  ...hourTotalsKey(scope, totals.hour),
-  [TYPE_ATTRIBUTE]: HOUR_TOTALS_TYPE,
-  [A.change]: totals.change,
-  [A.deferred]: totals.deferred,
-  [A.eventsSeen]: eventsSeen,
-  [A.expiresAt]: expiresAt,
-});
+/** The update that adds an event's totals to a scope's hour (creating the item), and keeps it as long as the event (`expiresAt`, in seconds). */
+export function addToHourTotals(tableName: string, scope: UsageScope, totals: HourTotals, expiresAt: number): WriteAction {
+  const names: Record<string, string> = { '#type': TYPE_ATTRIBUTE, '#expires': TTL_ATTRIBUTE };
+  const values: Record<string, unknown> = { ':type': HOUR_TOTALS_TYPE, ':expires': expiresAt };
+  const additions = (['change', 'deferred'] as const).flatMap((sum) =>
+    Object.entries(totals[sum]).map(([resourceClass, amount]) => {
+      const n = Object.keys(values).length;
+      names[`#a${n}`] = hourTotalsAttribute(sum, resourceClass);
+      values[`:a${n}`] = amount;
+      return `#a${n} :a${n}`;
+    }),
+  );
+  return {
+    Update: {
+      TableName: tableName,
+      Key: hourTotalsKey(scope, totals.hour),
+      UpdateExpression: `SET #type = :type, #expires = :expires${additions.length === 0 ? '' : ` ADD ${additions.join(', ')}`}`,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    },
+  };
+}
 
-export const decodeHourTotals = (item: Item): HourTotals => ({
-  hour: Date.parse(stringField(item, 'sk')),
-  change: numberMapField(item, A.change),
-  deferred: numberMapField(item, A.deferred),
-});
+export function decodeHourTotals(item: Item): HourTotals {
+  const totals: HourTotals = { hour: Date.parse(stringField(item, 'sk')), change: {}, deferred: {} };
+  for (const [name, value] of Object.entries(item)) {
+    const [sum, resourceClass] = name.split('#') as [string, string | undefined];
+    if ((sum === 'change' || sum === 'deferred') && resourceClass !== undefined && typeof value === 'number') totals[sum][resourceClass] = value;
+  }
+  return totals;
+}

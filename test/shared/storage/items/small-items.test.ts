@@ -32,7 +32,7 @@ import {
   roomKey,
 } from '../../../../shared/storage/items/capacity-entry.js';
 
-import { decodeHourTotals, encodeHourTotals, HOUR_TOTALS_TYPE, hourTotalsKey } from '../../../../shared/storage/items/hour-totals.js';
+import { addToHourTotals, decodeHourTotals, hourTotalsAttribute, hourTotalsKey } from '../../../../shared/storage/items/hour-totals.js';
 import {
   decodeHourTotalsStart,
   encodeHourTotalsStart,
@@ -145,15 +145,25 @@ describe('the small item models', () => {
     expect(shards.size).toBe(USE_COUNT_SHARDS);
   });
 
-  it("round-trip a project's and a user's hour totals, the user's keyed so that no project id can pose as it", () => {
+  it("keys a project's and a user's hour totals, the user's so that no project id can pose as it, and adds to them one attribute per class and sum", () => {
     const hour = Date.UTC(2026, 11, 8, 1);
     const totals = { hour, change: { VCPU: -2 }, deferred: { VCPU: -0.5, MEMORY_MB: 256 } };
     expect(hourTotalsKey({ projectId: 'p1' }, hour)).toEqual({ pk: 'HOURS#PROJECT#p1', sk: '2026-12-08T01:00:00.000Z' });
     expect(hourTotalsKey({ projectId: 'p1', userId: 'u1' }, hour)).toEqual({ pk: 'HOURS#USER#["p1","u1"]', sk: '2026-12-08T01:00:00.000Z' });
-    const item = encodeHourTotals({ projectId: 'p1', userId: 'u1' }, totals, 7, 1_000);
-    expect(item).toMatchObject({ type: HOUR_TOTALS_TYPE, eventsSeen: 7, expiresAt: 1_000 });
+    const { Update: update } = addToHourTotals('t', { projectId: 'p1', userId: 'u1' }, totals, 1_000);
+    expect(update!.Key).toEqual(hourTotalsKey({ projectId: 'p1', userId: 'u1' }, hour));
+    const added = Object.fromEntries(
+      (update!.UpdateExpression as string)
+        .split(' ADD ')[1]!
+        .split(', ')
+        .map((pair) => pair.split(' ') as [string, string])
+        .map(([name, value]) => [update!.ExpressionAttributeNames![name]!, update!.ExpressionAttributeValues![value]]),
+    );
+    expect(added).toEqual({ 'change#VCPU': -2, 'deferred#VCPU': -0.5, 'deferred#MEMORY_MB': 256 });
+    // The item as those additions leave it.
+    const item = { ...hourTotalsKey({ projectId: 'p1' }, hour), type: 'hourTotals', expiresAt: 1_000, ...added };
     expect(decodeHourTotals(item)).toEqual(totals);
-    expect(decodeHourTotals({ ...hourTotalsKey({ projectId: 'p1' }, hour) })).toEqual({ hour, change: {}, deferred: {} });
+    expect(hourTotalsAttribute('change', 'CUSTOM_A')).toBe('change#CUSTOM_A');
   });
 
   it('round-trip the start of the hour totals', () => {
