@@ -80,12 +80,16 @@ class Instance {
           resolve(message);
         } else this.pending.get(message.id)?.(message);
       });
-      this.child.on('exit', (code, signal) => {
+      const ended = (errorMessage: string) => {
         this.alive = false;
         clearTimeout(timer);
-        resolve({ type: 'ready', initMs: 0, error: { errorType: 'Runtime.ExitError', errorMessage: `exited before init finished (${signal ?? code})` } });
+        resolve({ type: 'ready', initMs: 0, error: { errorType: 'Runtime.ExitError', errorMessage } });
         for (const settle of this.pending.values()) settle(undefined);
-      });
+      };
+      this.child.on('exit', (code, signal) => ended(`exited before init finished (${signal ?? code})`));
+      // A sandbox that cannot start (its Node gone, as when a runtime is stopped while an invocation is on its way) fails
+      // that invocation, as Lambda's would, instead of the process that runs it.
+      this.child.on('error', (error) => ended(`could not start: ${error.message}`));
     });
   }
 
